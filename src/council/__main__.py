@@ -1,0 +1,3 @@
+from council.cli import main
+
+main()

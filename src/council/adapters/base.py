@@ -1,0 +1,357 @@
+"""The small interface every vendor adapter implements, and the types that cross it.
+
+An adapter knows one CLI: how to call it headless and read-only, how to read its answer, and
+how it fails. It never starts a process itself: it builds an `Invocation` for the runner and
+reads the runner's raw result back into a `Verdict`. Vendor flags, output formats and error
+strings belong in the adapter's own module and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import ClassVar
+
+
+class Status(StrEnum):
+    """How one call ended. Closed: the retry policy and the lead look only at this."""
+
+    OK = "ok"
+    EMPTY = "empty"
+    TIMEOUT = "timeout"
+    # Also covers the other transient backend refusals the protocol retries with backoff:
+    # quota, overloaded, HTTP 5xx and connection resets.
+    RATE_LIMITED = "rate_limited"
+    AUTH = "auth"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class CliSettings:
+    """What the config file says about one CLI (built-in or user-defined); all optional."""
+
+    name: str
+    adapter: str
+    command: tuple[str, ...] | None = None
+    model: str | None = None
+    effort: str | None = None
+    timeout_s: float | None = None
+    extra_args: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    # user-defined CLIs only
+    input: str = "stdin"
+    output: str = "stdout"
+    model_flag: str | None = None
+    tty: bool = False
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A CLI found on this machine: the argv prefix that starts it and what its probe said."""
+
+    name: str
+    command: tuple[str, ...]
+    version: str | None = None
+    variant: str | None = None  # e.g. "kimi-cli" or "kimi-code"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One seat call as the adapter sees it."""
+
+    prompt: str
+    room: Path
+    answer_path: Path  # where a CLI that writes its answer to a file is told to put it
+    prompt_path: Path | None = None  # the prompt as written to the record
+    model: str | None = None
+    effort: str | None = None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Exactly what the runner starts. argv is a list: no shell ever sees it."""
+
+    argv: tuple[str, ...]
+    stdin: bytes | None  # None: stdin is /dev/null
+    env: Mapping[str, str] = field(default_factory=dict)  # set on top of the allow-list
+    answer_file: Path | None = None  # read as the answer when the CLI writes one
+    tty: bool = False
+    room_files: Mapping[str, str] = field(default_factory=dict)  # written into the room first
+
+
+@dataclass(frozen=True)
+class RawResult:
+    """What one finished process left behind, decoded (UTF-8 with replacement)."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    answer_file_text: str | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The adapter's reading of one attempt."""
+
+    status: Status
+    text: str = ""
+    detail: str = ""
+    retry_after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    version: str | None
+    variant: str | None = None
+    unusable: str | None = None  # why this install cannot run a debate, with the fix
+
+
+@dataclass(frozen=True)
+class AuthState:
+    """A fast, local look for credentials; never a network call. `found` None = can't tell."""
+
+    found: bool | None
+    source: str
+
+
+# Texts the protocol treats as transient backend refusals (retried with backoff).
+RATE_LIMIT_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\b429\b",
+        r"rate[ _-]?limit",
+        r"too many requests",
+        r"\bquota\b",
+        r"resource[ _-]?exhausted",
+        r"\boverloaded\b",
+        r"(?:status|error|code|http)\W{0,3}5\d\d\b",
+        r"\b5\d\d (?:internal server error|bad gateway|service unavailable|gateway timeout)",
+        r"internal server error|service unavailable|bad gateway",
+        r"connection reset|econnreset",
+    )
+)
+
+AUTH_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"not logged in",
+        r"please (?:run )?/?login",
+        r"\b401\b",
+        r"\b403\b",
+        r"unauthori[sz]ed",
+        r"invalid (?:x-)?api[ _-]?key",
+        r"api key not valid",
+        r"authentication (?:failed|error|required)",
+        r"\bforbidden\b",
+        r"login required",
+        r"missing (?:api key|credentials)",
+    )
+)
+
+_RETRY_AFTER = (
+    re.compile(r"retry[- ]after\W{0,3}(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?", re.I),
+    re.compile(
+        r"(?:try again|retry) in\s+(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)", re.I
+    ),
+    re.compile(r"resets? in\s+((?:\d+\s*[hms]\w*\s*)+)", re.I),
+)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(h|m|s)", re.I)
+
+
+def parse_retry_after(text: str) -> float | None:
+    """Seconds until a rate limit resets, when the CLI says so ("retry after 30s")."""
+    for pattern in _RETRY_AFTER[:2]:
+        match = pattern.search(text)
+        if match:
+            value = float(match.group(1))
+            unit = (match.group(2) or "s").lower()
+            if unit == "ms":
+                return value / 1000
+            return value * 60 if unit.startswith("m") else value
+    match = _RETRY_AFTER[2].search(text)
+    if match:
+        scale = {"h": 3600, "m": 60, "s": 1}
+        total = sum(float(n) * scale[u.lower()] for n, u in _DURATION_PART.findall(match.group(1)))
+        return total or None
+    return None
+
+
+def tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def first_line(text: str, limit: int = 240) -> str:
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()[:limit]
+    return ""
+
+
+def is_echo(answer: str, prompt: str) -> bool:
+    """True when the output merely repeats the prompt (or a large piece of it)."""
+    a = " ".join(answer.split())
+    p = " ".join(prompt.split())
+    return bool(a) and (a == p or (len(a) >= 40 and a in p))
+
+
+def json_objects(text: str) -> list[object]:
+    """Every JSON value in `text`: the whole text if it parses, else one per line (JSONL)."""
+    stripped = text.strip()
+    if not stripped:
+        return []
+    try:
+        return [json.loads(stripped)]
+    except json.JSONDecodeError:
+        pass
+    values: list[object] = []
+    for line in stripped.splitlines():
+        line = line.strip()
+        if line.startswith(("{", "[")):
+            try:
+                values.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return values
+
+
+class Adapter:
+    """One vendor CLI. Subclasses set the class attributes and override what differs."""
+
+    name: ClassVar[str]
+    vendor: ClassVar[str]
+    binary: ClassVar[str]
+    tested_version: ClassVar[str | None] = None
+    install_hint: ClassVar[str] = ""
+    login_hint: ClassVar[str] = ""
+    sandbox: ClassVar[str] = "clean room only"  # read-only measures, as doctor shows them
+    env_prefixes: ClassVar[tuple[str, ...]] = ()
+    env_names: ClassVar[tuple[str, ...]] = ()
+    soft_timeout_s: ClassVar[float] = 300.0
+    soft_timeout_high_s: ClassVar[float] = 300.0
+    high_efforts: ClassVar[frozenset[str]] = frozenset({"xhigh", "max"})
+    efforts: ClassVar[frozenset[str] | None] = None  # None: the CLI takes no effort setting
+    rate_limit_patterns: ClassVar[tuple[re.Pattern[str], ...]] = RATE_LIMIT_PATTERNS
+    auth_patterns: ClassVar[tuple[re.Pattern[str], ...]] = AUTH_PATTERNS
+    # Texts a CLI shows when it waits at an interactive prompt (only read under a terminal).
+    interactive_prompts: ClassVar[tuple[re.Pattern[str], ...]] = tuple(
+        re.compile(p, re.IGNORECASE)
+        for p in (
+            r"do you trust (?:the files in )?this folder",
+            r"trust this (?:folder|workspace|directory)",
+            r"select (?:a )?(?:login|auth\w*) method",
+            r"please (?:log ?in|sign in)",
+            r"press enter to (?:open|continue|log ?in)",
+            r"open (?:this|the following) (?:url|link) .*(?:log ?in|sign in|authori[sz]e)",
+        )
+    )
+
+    def __init__(self, settings: CliSettings | None = None) -> None:
+        self.settings = settings or CliSettings(name=self.name, adapter=self.name)
+
+    # -- finding and probing -------------------------------------------------------------
+
+    @property
+    def display_name(self) -> str:
+        return self.settings.name
+
+    def command(self) -> tuple[str, ...]:
+        return self.settings.command or (self.binary,)
+
+    def locate(self) -> tuple[str, ...] | None:
+        """The argv prefix that starts this CLI here, or None when it is not installed."""
+        command = self.command()
+        found = shutil.which(command[0])
+        return (found, *command[1:]) if found else None
+
+    def version_argv(self) -> tuple[str, ...]:
+        return ("--version",)
+
+    def read_version(self, exit_code: int | None, stdout: str, stderr: str) -> VersionInfo:
+        match = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?", stdout or stderr)
+        if exit_code != 0 or not match:
+            return VersionInfo(
+                None,
+                unusable=f"`{self.binary} --version` failed: "
+                f"{first_line(stderr or stdout) or f'exit {exit_code}'}",
+            )
+        return VersionInfo(match.group(0))
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        return AuthState(None, "not checked")
+
+    def soft_timeout(self, effort: str | None) -> float:
+        if self.settings.timeout_s is not None:
+            return float(self.settings.timeout_s)
+        return self.soft_timeout_high_s if effort in self.high_efforts else self.soft_timeout_s
+
+    # -- one call ------------------------------------------------------------------------
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        raise NotImplementedError
+
+    def extract(self, result: RawResult) -> str:
+        """The answer text of a successful call."""
+        return result.stdout
+
+    def classify(self, result: RawResult, prompt: str) -> Verdict:
+        """Read one finished attempt: a non-zero exit is a failure whatever stdout holds."""
+        if result.exit_code == 0:
+            try:
+                text = self.extract(result).strip()
+            except ValueError as exc:
+                return Verdict(Status.ERROR, detail=f"unreadable output: {exc}")
+            if not text:
+                return Verdict(Status.EMPTY, detail="exit 0 with no answer")
+            if is_echo(text, prompt):
+                return Verdict(Status.EMPTY, detail="the output only echoes the prompt")
+            return Verdict(Status.OK, text=text)
+        return self.classify_failure(result.exit_code, result.stdout + "\n" + result.stderr)
+
+    def classify_failure(self, exit_code: int | None, text: str) -> Verdict:
+        if any(p.search(text) for p in self.auth_patterns):
+            return Verdict(Status.AUTH, detail=self.auth_detail(text))
+        if any(p.search(text) for p in self.rate_limit_patterns):
+            return Verdict(
+                Status.RATE_LIMITED,
+                detail=first_line(_matching_line(text, self.rate_limit_patterns)),
+                retry_after_s=parse_retry_after(text),
+            )
+        reason = first_line(tail(text, 3)) or "no output"
+        return Verdict(Status.ERROR, detail=f"exit {exit_code}: {reason}")
+
+    def auth_detail(self, text: str) -> str:
+        found = _matching_line(text, self.auth_patterns)
+        hint = f"; {self.login_hint}" if self.login_hint else ""
+        return f"{self.display_name} is not logged in ({first_line(found, 120)}){hint}"
+
+    def interactive_prompt_detail(self, screen: str) -> str:
+        found = _matching_line(screen, self.interactive_prompts)
+        hint = self.login_hint or (
+            f"run `{' '.join(self.command())}` once in a terminal to log in or trust the folder"
+        )
+        shown = first_line(found, 120)
+        return f"{self.display_name} stopped at an interactive prompt ({shown}); {hint}"
+
+    # -- helpers for subclasses ------------------------------------------------------------
+
+    def model_for(self, request: Request) -> str | None:
+        return request.model or self.settings.model
+
+    def effort_for(self, request: Request) -> str | None:
+        effort = request.effort or self.settings.effort
+        if effort is None or self.efforts is None:
+            return None
+        return effort if effort in self.efforts else None
+
+
+def _matching_line(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:
+    for line in text.splitlines():
+        if any(p.search(line) for p in patterns):
+            return line
+    return text

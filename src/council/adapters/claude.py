@@ -1,0 +1,116 @@
+"""Claude Code (`@anthropic-ai/claude-code`), print mode with a JSON result object."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from council.adapters.base import (
+    Adapter,
+    AuthState,
+    Invocation,
+    RawResult,
+    Request,
+    Status,
+    Tool,
+    Verdict,
+    parse_retry_after,
+)
+
+
+class ClaudeAdapter(Adapter):
+    name = "claude"
+    vendor = "anthropic"
+    binary = "claude"
+    tested_version = "2.1.197"
+    install_hint = "npm install -g @anthropic-ai/claude-code"
+    login_hint = "run `claude` and type /login, or set ANTHROPIC_API_KEY"
+    read_only_tools = "Read,Grep,Glob"
+    sandbox = f"--tools {read_only_tools} --setting-sources '' --strict-mcp-config"
+    env_prefixes = ("ANTHROPIC_",)
+    # Auth and provider switches that live under the otherwise removed CLAUDE_CODE_ prefix.
+    env_names = (
+        "CLAUDE_CODE_OAUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+        "CLAUDE_CONFIG_DIR",
+    )
+    soft_timeout_s = 600.0
+    soft_timeout_high_s = 900.0
+    efforts = frozenset({"low", "medium", "high", "xhigh", "max"})
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        argv = [
+            *tool.command,
+            "-p",
+            "--output-format",
+            "json",
+            "--no-session-persistence",
+            "--tools",
+            self.read_only_tools,
+            "--setting-sources",
+            "",
+            "--strict-mcp-config",
+        ]
+        if model := self.model_for(request):
+            argv += ["--model", model]
+        if effort := self.effort_for(request):
+            argv += ["--effort", effort]
+        argv += self.settings.extra_args
+        return Invocation(
+            argv=tuple(argv),
+            stdin=request.prompt.encode(),
+            # council owns retries; telemetry and update checks only slow a headless call.
+            env={"CLAUDE_CODE_MAX_RETRIES": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+        )
+
+    def classify(self, result: RawResult, prompt: str) -> Verdict:
+        payload = _result_object(result.stdout)
+        if payload is not None and payload.get("is_error"):
+            message = str(payload.get("result") or payload.get("subtype") or "error")
+            status = payload.get("api_error_status")
+            if status in (401, 403):
+                return Verdict(Status.AUTH, detail=self.auth_detail(message))
+            if status == 429 or (isinstance(status, int) and status >= 500):
+                return Verdict(
+                    Status.RATE_LIMITED, detail=message, retry_after_s=parse_retry_after(message)
+                )
+            return self.classify_failure(result.exit_code or 1, message + "\n" + result.stderr)
+        return super().classify(result, prompt)
+
+    def extract(self, result: RawResult) -> str:
+        payload = _result_object(result.stdout)
+        if payload is None:
+            raise ValueError("expected a JSON object with a `result` field on stdout")
+        return str(payload.get("result") or "")
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+            if env.get(name):
+                return AuthState(True, name)
+        config_dir = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+        if (config_dir / ".credentials.json").is_file():
+            return AuthState(True, str(config_dir / ".credentials.json"))
+        # macOS keeps the login in the keychain, which we do not open.
+        return AuthState(None, "no key in the environment or credentials file")
+
+
+def _result_object(stdout: str) -> dict | None:
+    text = stdout.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        # stream noise before the object: take the last line that is one
+        for line in reversed(text.splitlines()):
+            if line.startswith("{"):
+                try:
+                    value = json.loads(line)
+                    break
+                except json.JSONDecodeError:
+                    continue
+        else:
+            return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,64 @@
+"""OpenAI Codex CLI (`@openai/codex`), `codex exec` in the read-only sandbox."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from council.adapters.base import Adapter, AuthState, Invocation, RawResult, Request, Tool
+
+
+class CodexAdapter(Adapter):
+    name = "codex"
+    vendor = "openai"
+    binary = "codex"
+    tested_version = "0.169.0"
+    install_hint = "npm install -g @openai/codex"
+    login_hint = "run `codex login`, or set OPENAI_API_KEY"
+    sandbox = "-s read-only"
+    env_prefixes = ("OPENAI_",)
+    env_names = ("CODEX_HOME",)
+    soft_timeout_s = 600.0
+    soft_timeout_high_s = 1800.0
+    efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        # The answer file goes to the record, not the room: rooms are read-only.
+        argv = [
+            *tool.command,
+            "exec",
+            "--skip-git-repo-check",
+            "--ephemeral",
+            "--color",
+            "never",
+            "-s",
+            "read-only",
+            "-o",
+            str(request.answer_path),
+            # council's retry policy is the one in force
+            "-c",
+            "request_max_retries=1",
+            "-c",
+            "stream_max_retries=1",
+        ]
+        if model := self.model_for(request):
+            argv += ["-m", model]
+        if effort := self.effort_for(request):
+            argv += ["-c", f'model_reasoning_effort="{effort}"']
+        argv += [*self.settings.extra_args, "-"]
+        return Invocation(
+            argv=tuple(argv), stdin=request.prompt.encode(), answer_file=request.answer_path
+        )
+
+    def extract(self, result: RawResult) -> str:
+        if result.answer_file_text is not None and result.answer_file_text.strip():
+            return result.answer_file_text
+        return result.stdout  # stdout carries only the final message too
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        if env.get("OPENAI_API_KEY"):
+            return AuthState(True, "OPENAI_API_KEY")
+        auth = Path(env.get("CODEX_HOME") or home / ".codex") / "auth.json"
+        if auth.is_file():
+            return AuthState(True, str(auth))
+        return AuthState(False, "no OPENAI_API_KEY and no auth.json")

@@ -1,0 +1,143 @@
+"""Moonshot's kimi: two different programs install a binary named `kimi`.
+
+kimi-cli (PyPI, <= 1.51) prints `kimi, version 1.51.0` and reads the prompt on stdin in
+`--quiet` print mode. kimi-code (npm, >= 2) prints a bare `2.1.0` and takes the prompt only as
+`-p PROMPT`. kimi-cli 1.52+ is an archived stub that, run with no arguments, downloads and runs
+an installer: council never runs `kimi` without arguments, and reports 1.52+ as unusable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from council.adapters.base import (
+    Adapter,
+    AuthState,
+    Invocation,
+    RawResult,
+    Request,
+    Tool,
+    VersionInfo,
+    first_line,
+    json_objects,
+)
+
+KIMI_CLI = "kimi-cli"
+KIMI_CODE = "kimi-code"
+_CLI_VERSION = re.compile(r"kimi,\s+version\s+(\d+)\.(\d+)\.(\d+)\S*", re.I)
+_CODE_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)\.(\d+)\S*\s*$")
+# Linux caps one argument at 128 KiB; stay well below it.
+ARG_PROMPT_LIMIT = 100_000
+PROMPT_FILE = ".council-prompt.md"
+INSTALL_KIMI_CODE = (
+    "install kimi-code: `npm install -g @moonshot-ai/kimi-code` (needs Node >= 22.19)"
+)
+
+
+class KimiAdapter(Adapter):
+    name = "kimi"
+    vendor = "moonshot"
+    binary = "kimi"
+    tested_version = "1.51.0 (kimi-cli), 2.1.0 (kimi-code)"
+    install_hint = "npm install -g @moonshot-ai/kimi-code"
+    login_hint = "run `kimi` in a terminal and log in, or set KIMI_MODEL_API_KEY (kimi-code)"
+    sandbox = "clean room only (kimi has no read-only mode usable headless)"
+    env_prefixes = ("KIMI_", "MOONSHOT_")
+    soft_timeout_s = 300.0
+    soft_timeout_high_s = 600.0
+    high_efforts = frozenset({"high", "xhigh", "max"})  # thinking on
+    efforts = frozenset({"low", "medium", "high", "xhigh", "max"})
+
+    def read_version(self, exit_code: int | None, stdout: str, stderr: str) -> VersionInfo:
+        text = stdout + "\n" + stderr
+        if match := _CLI_VERSION.search(text):
+            version = ".".join(match.groups())
+            if (int(match.group(1)), int(match.group(2))) >= (1, 52):
+                return VersionInfo(
+                    version,
+                    KIMI_CLI,
+                    unusable=f"kimi-cli {version} is the "
+                    f"archived release and cannot answer; {INSTALL_KIMI_CODE}",
+                )
+            return VersionInfo(version, KIMI_CLI)
+        first = first_line(stdout)
+        if exit_code == 0 and (match := _CODE_VERSION.match(first)) and int(match.group(1)) >= 2:
+            return VersionInfo(".".join(match.groups()), KIMI_CODE)
+        if "deprecat" in text.lower():
+            return VersionInfo(
+                None, KIMI_CLI, unusable=f"this kimi is deprecated; {INSTALL_KIMI_CODE}"
+            )
+        return VersionInfo(
+            None,
+            unusable=f"unrecognised `kimi --version` output "
+            f"({first_line(text) or f'exit {exit_code}'}); {INSTALL_KIMI_CODE}",
+        )
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        if tool.variant == KIMI_CLI:
+            return self._build_kimi_cli(tool, request)
+        if tool.variant == KIMI_CODE:
+            return self._build_kimi_code(tool, request)
+        raise ValueError("kimi must be probed with --version before use (kimi-cli or kimi-code?)")
+
+    def _build_kimi_cli(self, tool: Tool, request: Request) -> Invocation:
+        argv = [*tool.command, "--quiet", "--max-retries-per-step", "1"]
+        if model := self.model_for(request):
+            argv += ["-m", model]
+        if self.effort_for(request) in self.high_efforts:
+            argv.append("--thinking")
+        argv += self.settings.extra_args
+        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+
+    def _build_kimi_code(self, tool: Tool, request: Request) -> Invocation:
+        room_files: dict[str, str] = {}
+        prompt = request.prompt
+        if len(prompt.encode()) > ARG_PROMPT_LIMIT:
+            room_files[PROMPT_FILE] = prompt
+            prompt = (
+                f"Read the file {PROMPT_FILE} in the current directory and carry out the "
+                "debate task it contains, following its instructions exactly."
+            )
+        argv = [*tool.command, "-p", prompt, "--output-format", "stream-json"]
+        if model := self.model_for(request):
+            argv += ["-m", model]
+        argv += self.settings.extra_args
+        return Invocation(
+            argv=tuple(argv), stdin=None, room_files=room_files, env={"KIMI_DISABLE_TELEMETRY": "1"}
+        )  # saves ~3 s a call
+
+    def extract(self, result: RawResult) -> str:
+        if not result.stdout.lstrip().startswith("{"):
+            return result.stdout  # kimi-cli's text mode
+        answer = None
+        for event in json_objects(result.stdout):
+            if isinstance(event, dict) and event.get("role") == "assistant":
+                text = _content_text(event.get("content"))
+                if text.strip():
+                    answer = text
+        if answer is None:
+            raise ValueError("no assistant message in kimi's stream-json output")
+        return answer
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        for name in ("KIMI_MODEL_API_KEY", "MOONSHOT_API_KEY", "KIMI_API_KEY"):
+            if env.get(name):
+                return AuthState(True, name)
+        for path in (home / ".kimi" / "config.toml", home / ".kimi" / "credentials"):
+            if path.exists():
+                return AuthState(True, str(path))
+        return AuthState(None, "no key in the environment; kimi-code keeps its login elsewhere")
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type", "text") == "text"
+        )
+    return ""

@@ -1,0 +1,63 @@
+"""pi (`@mariozechner/pi-coding-agent`), print mode restricted to its read-only tools."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from council.adapters.base import Adapter, AuthState, Invocation, Request, Tool
+
+
+class PiAdapter(Adapter):
+    name = "pi"
+    vendor = "pi"
+    binary = "pi"
+    tested_version = "0.73.1"
+    install_hint = "npm install -g @mariozechner/pi-coding-agent"
+    login_hint = "run `pi` and log in with /login, or configure ~/.pi/agent/models.json"
+    read_only_tools = "read,grep,find,ls"
+    sandbox = f"--tools {read_only_tools} --no-context-files"
+    # pi speaks to many providers; it reads their usual key variables.
+    env_prefixes = (
+        "PI_",
+        "OPENAI_",
+        "ANTHROPIC_",
+        "GEMINI_",
+        "OPENROUTER_",
+        "GROQ_",
+        "XAI_",
+        "MISTRAL_",
+        "CEREBRAS_",
+    )
+    soft_timeout_s = 600.0
+    soft_timeout_high_s = 900.0
+    high_efforts = frozenset({"xhigh"})
+    efforts = frozenset({"off", "minimal", "low", "medium", "high", "xhigh"})
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        argv = [
+            *tool.command,
+            "-p",
+            "--no-session",
+            "--no-context-files",
+            "--offline",
+            "--tools",
+            self.read_only_tools,
+        ]
+        if model := self.model_for(request):
+            # `provider/model` picks the provider too (split once: model ids may hold slashes)
+            provider, _, model_id = model.partition("/")
+            argv += (
+                ["--provider", provider, "--model", model_id] if model_id else ["--model", model]
+            )
+        if effort := self.effort_for(request):
+            argv += ["--thinking", effort]
+        argv += self.settings.extra_args
+        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        agent = home / ".pi" / "agent"
+        for name in ("auth.json", "models.json"):
+            if (agent / name).is_file():
+                return AuthState(True, str(agent / name))
+        return AuthState(None, "pi takes keys from many providers; not checked")

@@ -1,0 +1,56 @@
+"""Qwen Code (`@qwen-code/qwen-code`), JSON event array in plan (read-only) approval mode."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from council.adapters.base import (
+    Adapter,
+    AuthState,
+    Invocation,
+    RawResult,
+    Request,
+    Tool,
+    json_objects,
+)
+
+
+class QwenAdapter(Adapter):
+    name = "qwen"
+    vendor = "alibaba"
+    binary = "qwen"
+    tested_version = "0.15.10"
+    install_hint = "npm install -g @qwen-code/qwen-code"
+    login_hint = "run `qwen` and type /auth, or set OPENAI_API_KEY for an OpenAI-compatible key"
+    sandbox = "--approval-mode plan"
+    env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
+    soft_timeout_s = 300.0
+    soft_timeout_high_s = 300.0
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]
+        if model := self.model_for(request):
+            argv += ["-m", model]
+        argv += self.settings.extra_args
+        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+
+    def extract(self, result: RawResult) -> str:
+        events: list[object] = []
+        for value in json_objects(result.stdout):
+            events.extend(value if isinstance(value, list) else [value])
+        for event in reversed(events):
+            if isinstance(event, dict) and event.get("type") == "result":
+                if event.get("is_error"):
+                    raise ValueError(f"qwen reported an error: {event.get('result')}")
+                return str(event.get("result") or "")
+        raise ValueError("expected a JSON array with a `result` event")
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        for name in ("OPENAI_API_KEY", "DASHSCOPE_API_KEY"):
+            if env.get(name):
+                return AuthState(True, name)
+        creds = home / ".qwen" / "oauth_creds.json"
+        if creds.is_file():
+            return AuthState(True, str(creds))
+        return AuthState(False, "no OPENAI_API_KEY and no ~/.qwen/oauth_creds.json")

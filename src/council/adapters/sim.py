@@ -1,0 +1,45 @@
+"""`sim`: the built-in offline simulator, a real executable installed with council."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from council.adapters.base import Adapter, AuthState, Invocation, Request, Tool
+
+
+class SimAdapter(Adapter):
+    name = "sim"
+    vendor = "sim"
+    binary = "council-sim"
+    install_hint = "pip install council (the simulator ships with it)"
+    sandbox = "offline simulator: reads stdin, writes stdout, touches nothing"
+    # Fault injection for tests and benchmarks is driven by these.
+    env_prefixes = ("COUNCIL_SIM_",)
+    soft_timeout_s = 60.0
+    soft_timeout_high_s = 60.0
+    efforts = frozenset({"minimal", "low", "medium", "high", "xhigh", "max"})
+
+    def locate(self) -> tuple[str, ...] | None:
+        if self.settings.command:
+            return super().locate()
+        # The simulator of this very install, not whichever one PATH finds first.
+        beside = Path(sys.executable).parent / self.binary
+        if beside.is_file():
+            return (str(beside),)
+        found = shutil.which(self.binary)
+        return (found,) if found else (sys.executable, "-m", "council.sim")
+
+    def build(self, tool: Tool, request: Request) -> Invocation:
+        argv = [*tool.command]
+        if model := self.model_for(request):
+            argv += ["--model", model]
+        if effort := self.effort_for(request):
+            argv += ["--effort", effort]
+        argv += self.settings.extra_args
+        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        return AuthState(True, "needs no login")

@@ -1,0 +1,24 @@
+"""The only part of council that starts processes: one seat call, or one quick probe."""
+
+from council.runner.call import (
+    Attempt,
+    CallFiles,
+    CallOutcome,
+    Timeouts,
+    run_call,
+    write_private,
+)
+from council.runner.probe import ProbeResult, run_probe
+from council.runner.retry import RetryPolicy
+
+__all__ = [
+    "Attempt",
+    "CallFiles",
+    "CallOutcome",
+    "ProbeResult",
+    "RetryPolicy",
+    "Timeouts",
+    "run_call",
+    "run_probe",
+    "write_private",
+]

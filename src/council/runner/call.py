@@ -1,0 +1,291 @@
+"""`run_call`: one seat call from prompt to typed outcome, with the retry policy applied.
+
+The caller (the lead) gets a `CallOutcome` whatever happens: the runner never raises for a
+CLI's failure, only for cancellation, which it re-raises after killing the process tree.
+Everything the call produced is on disk as it arrives: the prompt before the start, and each
+attempt's stdout and stderr while the CLI writes them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import uuid
+from collections.abc import Callable, Mapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+
+from council.adapters.base import Adapter, RawResult, Request, Status, Tool, Verdict, tail
+from council.runner.attempt import AttemptResult, run_piped
+from council.runner.environment import build_env, new_call_id
+from council.runner.retry import RetryPolicy
+from council.runner.sink import DEFAULT_CAP_BYTES, CappedSink
+from council.runner.terminal import run_in_terminal
+
+DEFAULT_GRACE_S = 3.0
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Soft: the lead may move on. Hard: the call's tree is killed. Both from the call's start."""
+
+    soft_s: float
+    hard_s: float
+    grace_s: float = DEFAULT_GRACE_S  # between SIGTERM and SIGKILL
+
+    @classmethod
+    def from_soft(
+        cls, soft_s: float, factor: float = 1.5, grace_s: float = DEFAULT_GRACE_S
+    ) -> Timeouts:
+        return cls(soft_s=soft_s, hard_s=soft_s * factor, grace_s=grace_s)
+
+
+@dataclass(frozen=True)
+class CallFiles:
+    """Where one call's files go: `<stem>-prompt.md`, `<stem>[-aN]-response.md` and `.err`."""
+
+    record_dir: Path
+    stem: str  # e.g. "proxy-codex-r2"
+
+    @property
+    def prompt(self) -> Path:
+        return self.record_dir / f"{self.stem}-prompt.md"
+
+    def _attempt_stem(self, attempt: int) -> str:
+        return self.stem if attempt == 1 else f"{self.stem}-a{attempt}"
+
+    def response(self, attempt: int) -> Path:
+        return self.record_dir / f"{self._attempt_stem(attempt)}-response.md"
+
+    def err(self, attempt: int) -> Path:
+        return self.record_dir / f"{self._attempt_stem(attempt)}-response.err"
+
+    def answer(self, attempt: int) -> Path:
+        return self.record_dir / f"{self._attempt_stem(attempt)}-answer.txt"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    number: int
+    status: Status
+    exit_code: int | None
+    duration_s: float
+    detail: str
+    argv: tuple[str, ...]
+    response_file: Path
+    err_file: Path
+    killed: bool = False
+    dropped_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    status: Status
+    text: str
+    detail: str
+    latency_s: float
+    exceeded_soft: bool  # still running when the soft timeout passed
+    attempts: tuple[Attempt, ...] = field(default_factory=tuple)
+    stderr_tail: str = ""
+
+    @property
+    def retries(self) -> int:
+        return max(0, len(self.attempts) - 1)
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.attempts[-1].exit_code if self.attempts else None
+
+
+def write_private(path: Path, text: str) -> None:
+    """Atomic 0600 write: a reader sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+async def run_call(
+    adapter: Adapter,
+    tool: Tool,
+    prompt: str,
+    *,
+    room: Path,
+    files: CallFiles,
+    timeouts: Timeouts,
+    policy: RetryPolicy | None = None,
+    model: str | None = None,
+    effort: str | None = None,
+    on_soft_timeout: Callable[[], None] | None = None,
+    environ: Mapping[str, str] | None = None,
+    cap_bytes: int = DEFAULT_CAP_BYTES,
+) -> CallOutcome:
+    policy = policy or RetryPolicy()
+    await anyio.to_thread.run_sync(_prepare, files, room, prompt)
+
+    start = anyio.current_time()
+    hard_deadline = start + timeouts.hard_s
+    exceeded_soft = False
+    attempts: list[Attempt] = []
+    verdict = Verdict(Status.ERROR, detail="not started")
+    last_err = ""
+
+    async def watch_soft() -> None:
+        nonlocal exceeded_soft
+        await anyio.sleep_until(start + timeouts.soft_s)
+        exceeded_soft = True
+        if on_soft_timeout is not None:
+            on_soft_timeout()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch_soft)
+        number = 0
+        while True:
+            number += 1
+            request = Request(
+                prompt=prompt,
+                room=room,
+                answer_path=files.answer(number),
+                prompt_path=files.prompt,
+                model=model,
+                effort=effort,
+            )
+            invocation = adapter.build(tool, request)
+            _place_room_files(room, invocation.room_files)
+            call_id = new_call_id()
+            overrides = {**invocation.env, **adapter.settings.env}
+            if invocation.tty:
+                overrides.setdefault("TERM", "xterm-256color")
+            env = build_env(
+                os.environ if environ is None else environ,
+                vendor_prefixes=adapter.env_prefixes,
+                vendor_names=adapter.env_names,
+                pass_env=adapter.settings.pass_env,
+                overrides=overrides,
+                call_id=call_id,
+            )
+            out = CappedSink(files.response(number), cap_bytes)
+            err = CappedSink(files.err(number), cap_bytes)
+            try:
+                if invocation.tty:
+                    raw = await run_in_terminal(
+                        invocation.argv,
+                        stdin=invocation.stdin,
+                        env=env,
+                        cwd=room,
+                        deadline=hard_deadline,
+                        out=out,
+                        grace_s=timeouts.grace_s,
+                        call_id=call_id,
+                        prompts=adapter.interactive_prompts,
+                    )
+                else:
+                    raw = await run_piped(
+                        invocation.argv,
+                        stdin=invocation.stdin,
+                        env=env,
+                        cwd=room,
+                        deadline=hard_deadline,
+                        out=out,
+                        err=err,
+                        grace_s=timeouts.grace_s,
+                        call_id=call_id,
+                    )
+            finally:
+                out.close()
+                err.close()
+            verdict = _judge(adapter, invocation.answer_file, raw, out, err, prompt, timeouts)
+            last_err = err.text() or (out.text() if verdict.status is not Status.OK else "")
+            attempts.append(
+                Attempt(
+                    number=number,
+                    status=verdict.status,
+                    exit_code=raw.exit_code,
+                    duration_s=raw.duration_s,
+                    detail=verdict.detail,
+                    argv=invocation.argv,
+                    response_file=files.response(number),
+                    err_file=files.err(number),
+                    killed=raw.killed,
+                    dropped_bytes=out.dropped + err.dropped,
+                )
+            )
+            if raw.spawn_error:
+                break  # a missing or unrunnable binary will not appear on a retry
+            delay = policy.delay(verdict.status, number - 1, verdict.retry_after_s)
+            if delay is None:
+                break
+            if anyio.current_time() + delay >= hard_deadline:
+                verdict = Verdict(
+                    verdict.status,
+                    verdict.text,
+                    f"{verdict.detail} (no time left for a retry before the hard "
+                    f"limit of {timeouts.hard_s:g}s)",
+                )
+                break
+            await anyio.sleep(delay)
+        tg.cancel_scope.cancel()
+
+    return CallOutcome(
+        status=verdict.status,
+        text=verdict.text,
+        detail=verdict.detail,
+        latency_s=anyio.current_time() - start,
+        exceeded_soft=exceeded_soft,
+        attempts=tuple(attempts),
+        stderr_tail=tail(last_err, 20),
+    )
+
+
+def _prepare(files: CallFiles, room: Path, prompt: str) -> None:
+    files.record_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    room.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_private(files.prompt, prompt)
+
+
+def _judge(
+    adapter: Adapter,
+    answer_file: Path | None,
+    raw: AttemptResult,
+    out: CappedSink,
+    err: CappedSink,
+    prompt: str,
+    timeouts: Timeouts,
+) -> Verdict:
+    if raw.spawn_error:
+        return Verdict(Status.ERROR, detail=raw.spawn_error)
+    if raw.timed_out:
+        return Verdict(
+            Status.TIMEOUT,
+            detail=f"no answer within the hard limit of {timeouts.hard_s:g}s; process tree killed",
+        )
+    if raw.interactive_prompt is not None:
+        return Verdict(
+            Status.AUTH, detail=adapter.interactive_prompt_detail(raw.interactive_prompt)
+        )
+    answer_text = None
+    if answer_file is not None and answer_file.is_file():
+        answer_text = answer_file.read_bytes().decode("utf-8", errors="replace")
+    result = RawResult(raw.exit_code, out.text(), err.text(), answer_text)
+    return adapter.classify(result, prompt)
+
+
+def _place_room_files(room: Path, room_files: Mapping[str, str]) -> None:
+    """Write files the CLI must find in its room; rooms are read-only, so open it briefly."""
+    if not room_files:
+        return
+    mode = stat.S_IMODE(room.stat().st_mode)
+    os.chmod(room, mode | stat.S_IWUSR | stat.S_IXUSR)
+    try:
+        for name, text in room_files.items():
+            target = room / name
+            with suppress(FileNotFoundError):
+                os.chmod(target, 0o600)
+            write_private(target, text)
+            os.chmod(target, 0o400)
+    finally:
+        os.chmod(room, mode)

@@ -1,0 +1,104 @@
+"""Finding and killing everything one CLI call started.
+
+A CLI runs as the leader of a new session. Its tree is: the leader and its descendants, every
+process still in its session, and every process that carries the call's marker variable in its
+environment. The last catches grandchildren that called setsid() and whose parent has already
+exited (they are reparented to init, so no tree walk finds them). anyio's Process.aclose()
+kills only the direct child: the rest is ours to kill.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+import anyio
+import psutil
+
+from council.runner.environment import CALL_MARKER
+
+_POLL_S = 0.05
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return False
+    except psutil.AccessDenied:
+        return True
+
+
+class ProcessTree:
+    def __init__(self, root_pid: int, call_id: str, started_at: float | None = None) -> None:
+        self.root_pid = root_pid
+        self.call_id = call_id
+        # Processes created before the call cannot belong to it; skip reading their environ.
+        self.started_at = (started_at if started_at is not None else time.time()) - 1.0
+        try:
+            self.root: psutil.Process | None = psutil.Process(root_pid)
+        except psutil.NoSuchProcess:
+            self.root = None
+
+    def members(self) -> list[psutil.Process]:
+        """Every live process of this call, the root first when alive."""
+        found: dict[int, psutil.Process] = {}
+        if self.root is not None and _alive(self.root):
+            found[self.root.pid] = self.root
+            try:
+                for child in self.root.children(recursive=True):
+                    found[child.pid] = child
+            except psutil.NoSuchProcess:
+                pass
+        own = {os.getpid(), os.getppid()}
+        for proc in psutil.process_iter(["create_time"]):
+            if proc.pid in found or proc.pid in own:
+                continue
+            try:
+                if proc.info["create_time"] is None or proc.info["create_time"] < self.started_at:
+                    continue
+                if os.getsid(proc.pid) == self.root_pid or self._has_marker(proc):
+                    found[proc.pid] = proc
+            except (psutil.Error, ProcessLookupError, PermissionError):
+                continue
+        return [p for p in found.values() if _alive(p)]
+
+    def _has_marker(self, proc: psutil.Process) -> bool:
+        try:
+            return proc.environ().get(CALL_MARKER) == self.call_id
+        except (psutil.Error, OSError):
+            return False
+
+    async def kill(self, grace_s: float) -> bool:
+        """SIGTERM the whole tree, wait up to `grace_s`, SIGKILL what is left. True if any ran."""
+        targets = await anyio.to_thread.run_sync(self.members)
+        if not targets:
+            return False
+        self._signal(targets, signal.SIGTERM)
+        await _wait_gone(targets, grace_s)
+        # A dying parent may have forked again: look once more before the hard kill.
+        for _ in range(3):
+            survivors = {p.pid: p for p in targets if _alive(p)}
+            survivors.update({p.pid: p for p in await anyio.to_thread.run_sync(self.members)})
+            if not survivors:
+                break
+            targets = list(survivors.values())
+            self._signal(targets, signal.SIGKILL)
+            await _wait_gone(targets, 2.0)
+        return True
+
+    def _signal(self, targets: list[psutil.Process], sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.root_pid, sig)
+        for proc in targets:
+            with contextlib.suppress(psutil.Error):
+                proc.send_signal(sig)
+
+
+async def _wait_gone(targets: list[psutil.Process], timeout_s: float) -> None:
+    with anyio.move_on_after(timeout_s):
+        # Nothing signals the death of a process we did not spawn: poll.
+        while any(_alive(p) for p in targets):  # noqa: ASYNC110
+            await anyio.sleep(_POLL_S)

@@ -1,0 +1,281 @@
+"""Deterministic, role-appropriate replies for every debate phase.
+
+Every choice of wording comes from the sha256 of the prompt, so the same prompt always gives the
+same reply and different debates read differently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from council.sim import prompt as P
+
+_VERIFY_COMMANDS = {
+    "py": "python -m pytest -q",
+    "js": "npm test",
+    "mjs": "npm test",
+    "ts": "npm test",
+    "tsx": "npm test",
+    "jsx": "npm test",
+    "rs": "cargo test",
+    "go": "go test ./...",
+    "rb": "bundle exec rake test",
+    "java": "./gradlew test",
+    "kt": "./gradlew test",
+}
+
+_APPROACHES = (
+    "keep the public interface of {f} stable and move the new logic into one small function "
+    "with its own tests",
+    "change {f} behind a configuration flag that defaults to today's behaviour, so the change "
+    "can be rolled back",
+    "split {f} into a pure core and a thin I/O layer, and change only the core",
+    "add the behaviour to {f} as a separate code path that callers opt into explicitly",
+)
+_STEPS = (
+    "First write a failing test for the expected behaviour, then make the smallest change that "
+    "passes it, then run the full suite.",
+    "Start with a test that pins the current behaviour, make the change, and compare the suite's "
+    "results and timings before and after.",
+    "Write the test first, keep the diff under a hundred lines, and run the whole suite twice.",
+)
+_BENEFITS = (
+    "This keeps the blast radius small and the diff easy to review.",
+    "This keeps the change reversible and cheap to verify.",
+    "This avoids new dependencies and keeps the behaviour explicit.",
+)
+_RISKS = (
+    "The main risk is hidden coupling with callers of {f}; searching for its imports bounds it.",
+    "The main risk is a behaviour change under concurrent use; a stress test covers it.",
+    "The main risk is performance on large inputs; a quick benchmark settles it.",
+)
+_ASSUMPTIONS = (
+    "that {f} is the only place where this behaviour lives",
+    "that every caller of {f} tolerates the change in behaviour",
+    "that the existing tests exercise the paths the change touches in {f}",
+    "that inputs stay small enough for the proposed approach in {f}",
+)
+_ALTERNATIVES = (
+    "leave {f} as it is and document the limitation until a real user hits it",
+    "solve it with configuration instead of new code in {f}",
+    "add one guard clause in {f} and measure before building more",
+)
+_MISSED = (
+    "A missed risk: error paths are not covered, so a failure would be silent.",
+    "A missed risk: there is no rollback plan if the change misbehaves in production.",
+    "A missed risk: the change alters an interface other modules depend on.",
+)
+_CHALLENGE_CLOSE = (
+    "Vote: revise; the proposal can stand once this assumption is checked with a test.",
+    "Vote: revise; settle the assumption with one targeted test before merging.",
+    "Vote: disagree until the assumption is shown to hold.",
+)
+_ACCEPTED = ("untested error paths", "the fragile assumption", "the missing rollback plan")
+_DEFENCES = (
+    "the simpler alternative leaves the original problem unsolved",
+    "the change stays local to {f} and is easy to revert",
+    "the extra cost is one small function and its test",
+)
+_GENERIC = (
+    "The simplest option that passes a targeted test is preferable.",
+    "A small, reversible step is better than a broad rewrite.",
+    "Measure first; the data will rule out most of the options.",
+)
+_TRADEOFFS = (
+    "A little more code in exchange for explicit, tested behaviour.",
+    "A configuration flag to maintain in exchange for an easy rollback.",
+    "A slower first step in exchange for a verified baseline.",
+)
+_OPEN_BLOCKING = (
+    "[SIMULATED] Whether every caller of {f} tolerates the change is still unverified.",
+    "[SIMULATED] The rollback plan for the change in {f} is still disputed.",
+    "[SIMULATED] Error paths in {f} are still untested.",
+)
+_FLAVOUR = {
+    "advocate": "As the advocate, I",
+    "critic": "As the critic, I",
+    "proxy": "As an outside reviewer, I",
+}
+
+
+class _Context:
+    """What a reply needs to know about its prompt, with a hash-driven chooser."""
+
+    def __init__(self, raw: bytes, text: str, model: str | None) -> None:
+        self.raw = raw
+        self.digest = hashlib.sha256(raw).digest()
+        question = P.find_question(text)
+        self.q = f'"{question}"' if question else "the question under debate"
+        self.file = P.find_file(text)
+        self.f = f"`{self.file}`" if self.file else "the code under discussion"
+        self.subject = _FLAVOUR.get(P.find_role(text) or "", "I")
+        self.label = "[SIMULATED]"
+        if model:
+            self.label += " [model=" + "_".join(model.split()) + "]"
+        self.text = text
+
+    def pick(self, slot: int, options: tuple[str, ...]) -> str:
+        return options[self.digest[slot] % len(options)].format(f=self.f)
+
+    def byte(self, salt: str) -> int:
+        return hashlib.sha256(self.raw + b"\0" + salt.encode()).digest()[0]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _fit(sentences: list[str], limit: int) -> str:
+    """Join whole sentences while they fit the word limit; cut the first one if it alone won't."""
+    out: list[str] = []
+    for sentence in sentences:
+        if P.count_words(" ".join([*out, sentence])) > limit:
+            break
+        out.append(sentence)
+    if not out:
+        return P.cut_words(sentences[0], limit)
+    return " ".join(out)
+
+
+def _proposal(c: _Context) -> list[str]:
+    return [
+        f"{c.label} {c.subject} propose a concrete answer to {c.q}: {c.pick(0, _APPROACHES)}.",
+        c.pick(1, _STEPS),
+        c.pick(2, _BENEFITS),
+        c.pick(3, _RISKS),
+        "Done when the new test passes and no existing test has to change.",
+    ]
+
+
+def _challenge(c: _Context) -> list[str]:
+    return [
+        f"{c.label} {c.subject} challenge the proposal on {c.q}: the most fragile assumption is "
+        f"{c.pick(4, _ASSUMPTIONS)}.",
+        f"A simpler alternative is to {c.pick(5, _ALTERNATIVES)}.",
+        c.pick(6, _MISSED),
+        c.pick(7, _CHALLENGE_CLOSE),
+    ]
+
+
+def _respond(c: _Context) -> list[str]:
+    return [
+        f"{c.label} {c.subject} answer the challenge on {c.q}.",
+        f"I accept the point about {c.pick(8, _ACCEPTED)} and will add a test for it in {c.f} "
+        "before changing anything else.",
+        f"I defend the overall approach, because {c.pick(9, _DEFENCES)}.",
+        "Revised plan: the test first, then the change, then a full suite run.",
+    ]
+
+
+def _rebuttal(c: _Context) -> list[str]:
+    if c.digest[10] % 2:
+        return [
+            f"{c.label} {c.subject} agree with the revised plan for {c.q}, provided the new "
+            f"test for {c.f} lands first.",
+            "Nothing else blocks.",
+        ]
+    return [
+        f"{c.label} {c.subject} keep one objection on {c.q}: the revised plan still assumes "
+        f"{c.pick(11, _ASSUMPTIONS)}.",
+        "Verify that with a test before merging; everything else is acceptable.",
+    ]
+
+
+def _final_summary(c: _Context) -> list[str]:
+    return [
+        f"{c.label} Summary of the position on {c.q}: {c.pick(12, _APPROACHES)}.",
+        "Accepted from the challenges: a test for the fragile path comes first.",
+        f"Rejected: leaving {c.f} unchanged, because the original problem would remain.",
+        c.pick(13, _RISKS),
+        "Next step: write the test, make the change, run the full suite.",
+    ]
+
+
+def _generic(c: _Context) -> list[str]:
+    return [
+        f"{c.label} Analysis of {c.q} with reference to {c.f}.",
+        "Three things decide it: correctness, simplicity and the cost of verifying the change.",
+        c.pick(14, _GENERIC),
+        "Check the riskiest assumption with a test before committing to a design.",
+    ]
+
+
+def _convergence(c: _Context) -> str:
+    if "FORCE_DIVERGE" in c.text:
+        first = c.digest[15] % len(_OPEN_BLOCKING)
+        items = [_OPEN_BLOCKING[first].format(f=c.f)]
+        if c.digest[16] % 2:
+            items.append(_OPEN_BLOCKING[(first + 1) % len(_OPEN_BLOCKING)].format(f=c.f))
+        return json.dumps({"converged": False, "open_blocking": items}, ensure_ascii=False)
+    return json.dumps({"converged": True, "open_blocking": []})
+
+
+def _vote(c: _Context, seat: str) -> str:
+    # Weighted towards agreement, as in most real debates that reach a decision.
+    value = c.byte("vote:" + seat) % 20
+    return "agree" if value < 10 else "revise" if value < 17 else "disagree"
+
+
+def _decision(c: _Context) -> str:
+    ext = c.file.rsplit(".", 1)[-1].lower() if c.file and "." in c.file else ""
+    blocking = []
+    if "FORCE_BLOCKING" in c.text:
+        blocking.append(
+            f"[SIMULATED] {_capital(c.pick(17, _ASSUMPTIONS))} has not been shown; "
+            "it must be verified before any change ships."
+        )
+    decision = {
+        "recommendation": f"{c.label} {_capital(c.pick(18, _APPROACHES))}, to settle {c.q}. "
+        f"Write a test for the fragile path in {c.f} first.",
+        "consensus": [
+            "The change should stay small and be covered by a targeted test.",
+            f"{_capital(c.f)} is the right place for the change.",
+        ],
+        "disagreements": [
+            {
+                "point": f"Whether to change {c.f} now or first document the limitation.",
+                "ruling": "Change it now, behind a test.",
+                "reason": "The simpler alternative leaves the original problem unsolved.",
+                "loop": False,
+            }
+        ],
+        "tradeoffs": [c.pick(19, _TRADEOFFS)],
+        "blocking_concerns": blocking,
+        "next_step": {
+            "action": f"Write a failing test for {c.q} in {c.f}, then make the smallest change "
+            "that passes it.",
+            "verify_command": _VERIFY_COMMANDS.get(ext, "make test"),
+            "done_criterion": "The new test passes and the existing suite stays green.",
+        },
+        "confidence": 55 + c.digest[20] % 41,
+        "votes": {seat: _vote(c, seat) for seat in P.find_seats(c.text)},
+    }
+    return json.dumps(decision, ensure_ascii=False, indent=2)
+
+
+_TEXT_PHASES = {
+    "PROPOSAL": _proposal,
+    "CHALLENGE": _challenge,
+    "RESPOND": _respond,
+    "REBUTTAL": _rebuttal,
+    "FINAL_SUMMARY": _final_summary,
+}
+
+
+def build_reply(
+    raw: bytes, text: str, phase: str, model: str | None, *, limited: bool = True
+) -> str:
+    """Return the reply (without trailing newline) for ``phase``.
+
+    ``raw`` is the prompt as read from stdin (it drives every choice), ``text`` its decoded form.
+    JSON phases return one JSON object; text phases stay within the prompt's word limit unless
+    ``limited`` is false.
+    """
+    c = _Context(raw, text, model)
+    if phase == "CONVERGENCE":
+        return _convergence(c)
+    if phase in ("DECISION", "REPAIR"):
+        return _decision(c)
+    sentences = _TEXT_PHASES.get(phase, _generic)(c)
+    return _fit(sentences, P.word_limit(text)) if limited else " ".join(sentences)

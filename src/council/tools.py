@@ -1,0 +1,47 @@
+"""Finding a CLI on this machine and asking it its version: what a seat needs before READY."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from council.adapters.base import Adapter, Tool, VersionInfo
+from council.runner import run_probe
+
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Resolution:
+    adapter: Adapter
+    tool: Tool | None  # None: not installed or not usable
+    version: VersionInfo | None = None
+    problem: str | None = None  # why there is no tool, with the fix
+    found: bool = True  # the executable exists (it may still be unusable)
+
+
+async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> Resolution:
+    """Locate the CLI and run its version probe (never the bare command: see kimi)."""
+    command = adapter.locate()
+    if command is None:
+        hint = f"; install: {adapter.install_hint}" if adapter.install_hint else ""
+        missing = f"`{adapter.command()[0]}` not found on PATH{hint}"
+        return Resolution(adapter, None, problem=missing, found=False)
+    probe = await run_probe(
+        [*command, *adapter.version_argv()],
+        timeout_s=timeout_s,
+        vendor_prefixes=adapter.env_prefixes,
+        vendor_names=adapter.env_names,
+        pass_env=adapter.settings.pass_env,
+        overrides=dict(adapter.settings.env),
+    )
+    if probe.error:
+        return Resolution(adapter, None, problem=probe.error)
+    if probe.timed_out:
+        return Resolution(
+            adapter, None, problem=f"`{command[0]} --version` did not answer within {timeout_s:g}s"
+        )
+    info = adapter.read_version(probe.exit_code, probe.stdout, probe.stderr)
+    if info.unusable:
+        return Resolution(adapter, None, info, problem=info.unusable)
+    tool = Tool(adapter.display_name, tuple(command), info.version, info.variant)
+    return Resolution(adapter, tool, info)

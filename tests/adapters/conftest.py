@@ -1,0 +1,77 @@
+"""Fixtures for running adapters through the real runner against the strict fake CLIs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from council.adapters import adapter_for
+from council.adapters.base import Adapter, CliSettings
+from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
+from council.tools import Resolution, resolve_tool
+
+from fakes.install import FakeClis, install_fakes
+
+FAST_RETRY = RetryPolicy(base_delay_s=0.02, max_delay_s=0.1, other_delay_s=0.01)
+
+
+@pytest.fixture
+def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeClis:
+    """All fakes first on PATH, HOME in a temporary directory."""
+    installed = install_fakes(tmp_path / "bin")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("PATH", installed.path_env(os.environ.get("PATH", "")))
+    monkeypatch.setenv("HOME", str(home))
+    return installed
+
+
+class Seat:
+    """One adapter wired to a fake, its room and record directory."""
+
+    def __init__(self, adapter: Adapter, tmp_path: Path) -> None:
+        self.adapter = adapter
+        self.room = tmp_path / "room"
+        self.record = tmp_path / "record"
+        self.room.mkdir(exist_ok=True)
+        self.calls = 0
+
+    async def resolve(self) -> Resolution:
+        return await resolve_tool(self.adapter, timeout_s=10)
+
+    async def ask(
+        self,
+        prompt: str,
+        *,
+        soft: float = 20,
+        hard: float | None = None,
+        grace: float = 1.0,
+        model: str | None = None,
+        effort: str | None = None,
+        policy: RetryPolicy = FAST_RETRY,
+    ) -> CallOutcome:
+        resolved = await self.resolve()
+        assert resolved.tool is not None, resolved.problem
+        self.calls += 1
+        return await run_call(
+            self.adapter,
+            resolved.tool,
+            prompt,
+            room=self.room,
+            files=CallFiles(self.record, f"seat-r{self.calls}"),
+            timeouts=Timeouts(soft_s=soft, hard_s=hard or soft * 1.5, grace_s=grace),
+            policy=policy,
+            model=model,
+            effort=effort,
+        )
+
+
+@pytest.fixture
+def seat_for(fakes: FakeClis, tmp_path: Path):
+    def make(name: str, **settings) -> Seat:
+        clis = {name: CliSettings(name=name, adapter=name, **settings)} if settings else None
+        return Seat(adapter_for(name, clis), tmp_path)
+
+    return make

@@ -1,0 +1,95 @@
+"""kimi: two programs share the binary name. council tells them apart by `--version`, drives
+each its own way, refuses the archived kimi-cli 1.52+, and never runs `kimi` bare."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import answer_calls
+
+from council.adapters import adapter_for
+from council.adapters.base import RawResult, Status
+from council.adapters.kimi import ARG_PROMPT_LIMIT, KIMI_CLI, KIMI_CODE, PROMPT_FILE
+
+from fakes.install import expected_answer
+
+pytestmark = pytest.mark.anyio
+PROMPT = "ACTION: CHALLENGE\nQuestion: SQLite or Postgres?"
+
+
+def never_run_bare(fakes) -> None:
+    assert all(call["argv"] for call in fakes.calls("kimi")), "kimi was run with no arguments"
+
+
+async def test_kimi_cli_is_recognised_and_reads_the_prompt_on_stdin(fakes, seat_for):
+    fakes.set("kimi", "ok", variant="kimi-cli")
+    seat = seat_for("kimi")
+    assert (await seat.resolve()).tool.variant == KIMI_CLI
+    outcome = await seat.ask(PROMPT, effort="high")
+    call = answer_calls(fakes, "kimi")[0]
+    assert outcome.text == expected_answer("kimi", PROMPT)
+    assert call["stdin"] == PROMPT
+    assert "--quiet" in call["argv"] and "--thinking" in call["argv"]
+    never_run_bare(fakes)
+
+
+async def test_kimi_code_is_recognised_and_gets_the_prompt_as_an_argument(fakes, seat_for):
+    fakes.set("kimi", "ok", variant="kimi-code")
+    seat = seat_for("kimi")
+    assert (await seat.resolve()).tool.variant == KIMI_CODE
+    outcome = await seat.ask(PROMPT)
+    call = answer_calls(fakes, "kimi")[0]
+    assert outcome.status is Status.OK
+    assert outcome.text == expected_answer("kimi", PROMPT)
+    assert call["argv"][call["argv"].index("-p") + 1] == PROMPT
+    assert call["env"]["KIMI_DISABLE_TELEMETRY"] == "1"
+    never_run_bare(fakes)
+
+
+async def test_kimi_code_answer_in_content_parts_is_joined(fakes, seat_for):
+    fakes.set("kimi", "ok", variant="kimi-code", content_parts=True)
+    outcome = await seat_for("kimi").ask(PROMPT)
+    assert outcome.text == expected_answer("kimi", PROMPT)
+
+
+async def test_a_prompt_too_long_for_an_argument_goes_to_a_file_in_the_room(fakes, seat_for):
+    fakes.set("kimi", "ok", variant="kimi-code")
+    seat = seat_for("kimi")
+    long_prompt = PROMPT + "\n" + "context line\n" * (ARG_PROMPT_LIMIT // 10)
+    outcome = await seat.ask(long_prompt)
+    argv = answer_calls(fakes, "kimi")[0]["argv"]
+    assert outcome.status is Status.OK
+    assert PROMPT_FILE in argv[argv.index("-p") + 1]
+    assert len(argv[argv.index("-p") + 1]) < 1000
+    assert (seat.room / PROMPT_FILE).read_text() == long_prompt
+
+
+async def test_archived_kimi_cli_is_reported_unusable_and_never_run_bare(fakes, seat_for):
+    fakes.set("kimi", "ok", variant="kimi-cli-1.52")
+    resolved = await seat_for("kimi").resolve()
+    assert resolved.tool is None
+    assert "kimi-code" in resolved.problem and "1.52.0" in resolved.problem
+    assert [c["argv"] for c in fakes.calls("kimi")] == [["--version"]]
+
+
+def test_kimi_code_stream_takes_the_last_assistant_message():
+    stdout = "\n".join(
+        json.dumps(e)
+        for e in (
+            {"role": "user", "content": "question"},
+            {"role": "assistant", "content": "draft"},
+            {"role": "tool", "content": "ls output"},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "final "}, {"type": "text", "text": "answer"}],
+            },
+        )
+    )
+    verdict = adapter_for("kimi").classify(RawResult(0, stdout, ""), PROMPT)
+    assert verdict.text == "final answer"
+
+
+def test_kimi_thinking_doubles_the_timeout():
+    kimi = adapter_for("kimi")
+    assert kimi.soft_timeout(None) == 300 and kimi.soft_timeout("high") == 600

@@ -1,0 +1,70 @@
+"""Shared fixtures. Every test is checked for orphans: a process council started (it carries
+the COUNCIL_CALL_ID marker) or any child of the test process still alive after the test fails
+it, so a kill path that leaks shows up wherever it happens."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from council.runner.environment import CALL_MARKER
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def leftover_processes(since: float) -> list[psutil.Process]:
+    """Processes started since `since` by council calls, plus live children of this process."""
+    found = {p.pid: p for p in psutil.Process().children(recursive=True) if _alive(p)}
+    for proc in psutil.process_iter(["create_time"]):
+        try:
+            if proc.info["create_time"] < since - 1 or proc.pid == os.getpid():
+                continue
+            # Only this test process's own calls: another pytest may run on the machine.
+            marker = proc.environ().get(CALL_MARKER, "")
+            if marker.startswith(f"{os.getpid()}-") and _alive(proc):
+                found[proc.pid] = proc
+        except psutil.Error:
+            continue
+    return list(found.values())
+
+
+@pytest.fixture(autouse=True)
+def no_orphans():
+    since = time.time()
+    yield
+    left = leftover_processes(since)
+    described = []
+    for proc in left:
+        with contextlib.suppress(psutil.Error):
+            described.append(f"{proc.pid} {' '.join(proc.cmdline()[:4])}")
+            proc.kill()
+    assert not left, "processes left behind: " + "; ".join(described)
+
+
+@pytest.fixture
+def record_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "record"
+    path.mkdir(mode=0o700)
+    return path
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Path:
+    path = tmp_path / "room"
+    path.mkdir(mode=0o700)
+    return path

@@ -1,0 +1,105 @@
+"""The config file: defaults, user-defined CLIs and variants, and errors that name the file,
+the key path and what was expected (exit 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from council.adapters import adapter_for
+from council.adapters.custom import CustomAdapter
+from council.adapters.sim import SimAdapter
+from council.config import Config, load_config, parse_config
+from council.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "council.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_no_config_file_gives_the_built_in_defaults(tmp_path):
+    config = load_config(cwd=tmp_path, environ={"HOME": str(tmp_path)})
+    assert config == Config()
+    assert config.debate.rounds == 2 and config.debate.words["proxy"] == 200
+    assert set(config.presets) == {"quick", "balanced", "deep"}
+
+
+def test_the_config_in_the_current_directory_is_found(tmp_path):
+    write(tmp_path, "debate: {rounds: 3}\n")
+    assert load_config(cwd=tmp_path, environ={}).debate.rounds == 3
+
+
+def test_a_user_defined_cli_becomes_a_custom_adapter(tmp_path):
+    config = parse_config(
+        {
+            "clis": {
+                "mytool": {
+                    "command": ["mytool", "--quiet", "--out", "{answer_file}"],
+                    "output": "file",
+                    "model_flag": "--model",
+                    "timeout_s": 120,
+                }
+            }
+        }
+    )
+    adapter = adapter_for("mytool", config.clis)
+    assert isinstance(adapter, CustomAdapter)
+    assert adapter.soft_timeout(None) == 120
+    assert adapter.vendor == "custom:mytool"
+
+
+def test_a_variant_of_the_simulator_carries_its_own_fault_injection():
+    config = parse_config(
+        {"clis": {"sim-slow": {"adapter": "sim", "env": {"COUNCIL_SIM_DELAY": 3}}}}
+    )
+    adapter = adapter_for("sim-slow", config.clis)
+    assert isinstance(adapter, SimAdapter)
+    assert adapter.settings.env == {"COUNCIL_SIM_DELAY": "3"}
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "message"),
+    [
+        ("debate: {rounds: 7}\n", "debate.rounds: expected an integer from 2 to 5, got 7"),
+        ("debate: {roundz: 3}\n", "debate.roundz: unknown key"),
+        ("clis: {codex: {timeout_s: fast}}\n", "clis.codex.timeout_s: expected a number"),
+        ("clis: {mytool: {model: x}}\n", "clis.mytool: a user-defined CLI needs `command:`"),
+        ("clis: {mytool: {command: [t], output: file}}\n", "needs {answer_file}"),
+        (
+            "clis: {codex: {extra_args: [--dangerously-bypass-approvals-and-sandbox]}}\n",
+            "bypass approvals or sandboxes",
+        ),
+        ("clis: {gemini: {extra_args: [--yolo]}}\n", "bypass approvals"),
+        ("clis: {mytool: {command: [t], input: pipe}}\n", "expected one of stdin, file, arg"),
+        ("clis: {codex: {tty: true}}\n", "only a user-defined CLI"),
+        ("redact: {extra_patterns: ['([']}\n", "not a valid regular expression"),
+        ("version: 2\n", "version: expected 1"),
+        ("presets: {mine: {effort: extreme}}\n", "presets.mine.effort: expected one of"),
+    ],
+)
+def test_bad_values_name_the_file_the_key_and_the_expectation(tmp_path, yaml_text, message):
+    path = write(tmp_path, yaml_text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(path) in str(caught.value)
+    assert message in str(caught.value)
+    assert caught.value.exit_code == 4
+
+
+def test_a_yaml_syntax_error_names_the_line(tmp_path):
+    path = write(tmp_path, "debate:\n  rounds: 3\n  words: {proposal: 300\n")
+    with pytest.raises(ConfigError, match=r"line \d+: YAML syntax error"):
+        load_config(path)
+
+
+def test_an_unknown_cli_name_lists_the_valid_ones():
+    with pytest.raises(ConfigError, match="use one of claude, codex, gemini, qwen, kimi, pi, sim"):
+        adapter_for("gpt-cli")
+
+
+def test_a_missing_explicit_config_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "nope.yaml")

@@ -1,0 +1,63 @@
+"""The allow-listed environment: basics, the CLI's own vendor, what the config names; nothing
+else, and never an IDE's nesting markers."""
+
+from __future__ import annotations
+
+from council.adapters import adapter_for
+from council.runner.environment import CALL_MARKER, build_env
+
+SOURCE = {
+    "PATH": "/usr/bin",
+    "HOME": "/home/u",
+    "USER": "u",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp",
+    "TERM": "xterm-256color",
+    "ANTHROPIC_API_KEY": "sk-ant-secret",
+    "OPENAI_API_KEY": "sk-openai-secret",
+    "GEMINI_API_KEY": "gem-secret",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret",
+    "CLAUDECODE": "1",
+    "CLAUDE_CODE_ENTRYPOINT": "cli",
+    "CLAUDE_CODE_OAUTH_TOKEN": "oauth-token",
+    "GEMINI_CLI": "1",
+    "MY_TOOL_TOKEN": "mine",
+}
+
+
+def env_for(cli: str, **kwargs) -> dict[str, str]:
+    a = adapter_for(cli)
+    return build_env(SOURCE, vendor_prefixes=a.env_prefixes, vendor_names=a.env_names, **kwargs)
+
+
+def test_basics_pass_and_terminal_settings_are_forced():
+    env = env_for("codex")
+    assert {k: env[k] for k in ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR")} == {
+        k: SOURCE[k] for k in ("PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR")
+    }
+    assert env["TERM"] == "dumb" and env["NO_COLOR"] == "1"
+
+
+def test_one_vendors_keys_never_reach_another_vendors_cli():
+    claude, codex, gemini = env_for("claude"), env_for("codex"), env_for("gemini")
+    assert claude["ANTHROPIC_API_KEY"] and "OPENAI_API_KEY" not in claude
+    assert codex["OPENAI_API_KEY"] and "ANTHROPIC_API_KEY" not in codex
+    assert gemini["GEMINI_API_KEY"] and "OPENAI_API_KEY" not in gemini
+    assert all("AWS_SECRET_ACCESS_KEY" not in e for e in (claude, codex, gemini))
+
+
+def test_ide_nesting_markers_are_removed_but_claudes_own_login_token_is_kept():
+    claude = env_for("claude")
+    assert "CLAUDECODE" not in claude and "CLAUDE_CODE_ENTRYPOINT" not in claude
+    assert claude["CLAUDE_CODE_OAUTH_TOKEN"] == "oauth-token"
+    assert "GEMINI_CLI" not in env_for("gemini")
+
+
+def test_variables_named_in_the_config_pass_through():
+    assert env_for("codex", pass_env=["MY_TOOL_TOKEN"])["MY_TOOL_TOKEN"] == "mine"
+    assert "MY_TOOL_TOKEN" not in env_for("codex")
+
+
+def test_every_call_carries_its_marker_so_escaped_processes_can_be_found():
+    assert env_for("pi", call_id="abc")[CALL_MARKER] == "abc"
