@@ -25,6 +25,7 @@ import pytest
 
 from council.sim import prompt as sim_prompt
 from council.sim.replies import build_reply
+from council.words import count_words
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 SIM = [sys.executable, "-m", "council.sim"]
@@ -277,9 +278,8 @@ def test_a_prompt_without_a_word_limit_gets_at_most_150_words() -> None:
 def test_a_cjk_question_counts_each_character_as_a_word() -> None:
     question = "我们应该把会话存储迁移到数据库吗\uff1f" * 2
     text = reply_text(make_prompt("PROPOSAL", question=question, limit=20))
-    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
-    other = len(re.sub(r"[\u4e00-\u9fff]", " ", text).split())
-    assert cjk + other <= 20
+    assert count_words(text) <= 20
+    assert len(re.findall(r"[\u4e00-\u9fff]", text)) >= 10  # the question is quoted
 
 
 def test_role_line_flavours_the_reply() -> None:
@@ -489,7 +489,8 @@ def test_an_unusable_fault_value_is_a_usage_error() -> None:
     assert "COUNCIL_SIM_DELAY" in result.stderr.decode()
 
 
-def test_the_sim_imports_nothing_from_council_but_the_version() -> None:
+def test_the_sim_imports_only_its_own_package_and_the_word_rules() -> None:
+    # It must start fast: nothing heavy, only the protocol's shared word counting.
     code = (
         "import json, sys, council.sim.__main__; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'council')))"
@@ -499,7 +500,8 @@ def test_the_sim_imports_nothing_from_council_but_the_version() -> None:
     )
     modules = json.loads(result.stdout)
     assert all(
-        m == "council" or m == "council.sim" or m.startswith("council.sim.") for m in modules
+        m in ("council", "council.sim", "council.words") or m.startswith("council.sim.")
+        for m in modules
     )
 
 

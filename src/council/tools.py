@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import anyio
 
 from council.adapters.base import Adapter, Tool, VersionInfo
 from council.runner import run_probe
@@ -45,3 +47,19 @@ async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> 
         return Resolution(adapter, None, info, problem=info.unusable)
     tool = Tool(adapter.display_name, tuple(command), info.version, info.variant)
     return Resolution(adapter, tool, info)
+
+
+@dataclass
+class ToolCache:
+    """One probe per CLI and run: seats on the same CLI share its `--version` answer."""
+
+    timeout_s: float = PROBE_TIMEOUT_S
+    _results: dict[str, Resolution] = field(default_factory=dict)
+    _locks: dict[str, anyio.Lock] = field(default_factory=dict)
+
+    async def resolve(self, adapter: Adapter) -> Resolution:
+        key = adapter.display_name
+        async with self._locks.setdefault(key, anyio.Lock()):
+            if key not in self._results:
+                self._results[key] = await resolve_tool(adapter, self.timeout_s)
+            return self._results[key]

@@ -6,7 +6,6 @@ from council.runner.call import (
     CallOutcome,
     Timeouts,
     run_call,
-    write_private,
 )
 from council.runner.probe import ProbeResult, run_probe
 from council.runner.retry import RetryPolicy
@@ -20,5 +19,4 @@ __all__ = [
     "Timeouts",
     "run_call",
     "run_probe",
-    "write_private",
 ]

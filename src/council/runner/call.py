@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import uuid
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 import anyio
 
 from council.adapters.base import Adapter, RawResult, Request, Status, Tool, Verdict, tail
+from council.atomicio import write_private
 from council.runner.attempt import AttemptResult, run_piped
 from council.runner.environment import build_env, new_call_id
 from council.runner.retry import RetryPolicy
@@ -98,15 +98,6 @@ class CallOutcome:
     @property
     def exit_code(self) -> int | None:
         return self.attempts[-1].exit_code if self.attempts else None
-
-
-def write_private(path: Path, text: str) -> None:
-    """Atomic 0600 write: a reader sees the old file or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
 
 
 async def run_call(

@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import time
+from contextlib import suppress
 
 import anyio
 import psutil
@@ -102,3 +103,36 @@ async def _wait_gone(targets: list[psutil.Process], timeout_s: float) -> None:
         # Nothing signals the death of a process we did not spawn: poll.
         while any(_alive(p) for p in targets):  # noqa: ASYNC110
             await anyio.sleep(_POLL_S)
+
+
+def _orphans_of(council_pid: int) -> list[psutil.Process]:
+    prefix = f"{council_pid}-"
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get(CALL_MARKER, "").startswith(prefix) and _alive(proc):
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+async def kill_orphans_of(council_pid: int, grace_s: float = 1.0) -> int:
+    """Kill what a council process that died without cleaning up (SIGKILL) had started.
+
+    Every call's marker begins with its council's pid, so only that run's processes match.
+    Returns how many were found.
+    """
+    if psutil.pid_exists(council_pid) and council_pid != os.getpid():
+        return 0  # still running: not ours to clean
+    targets = await anyio.to_thread.run_sync(_orphans_of, council_pid)
+    for proc in targets:
+        with suppress(psutil.Error):
+            proc.send_signal(signal.SIGTERM)
+    await _wait_gone(targets, grace_s)
+    for proc in targets:
+        if _alive(proc):
+            with suppress(psutil.Error):
+                proc.kill()
+    await _wait_gone(targets, 2.0)
+    return len(targets)

@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping
 
 from council.sim import prompt as P
+from council.words import count_words, cut_words
 
 ENV_VARS: tuple[tuple[str, str], ...] = (
     ("COUNCIL_SIM_PHASES", "comma-separated phases the faults apply to (default: all)"),
@@ -186,10 +187,10 @@ def spawn_grandchild() -> None:
 
 def exact_words(text: str, n: int) -> str:
     """Return ``text`` padded with filler sentences or cut so it has exactly ``n`` words."""
-    count = P.count_words(text)
+    count = count_words(text)
     if count >= n:
-        out = P.cut_words(text, n)
-        if out and out[-1] not in _SENTENCE_ENDS and P.count_words(out + ".") == n:
+        out = cut_words(text, n)
+        if out and out[-1] not in _SENTENCE_ENDS and count_words(out + ".") == n:
             out += "."
         return out
     parts = [text] if text else []

@@ -6,7 +6,6 @@ The rules are documented in the package docstring (``council.sim``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 PHASES = (
     "PROPOSAL",
@@ -100,14 +99,6 @@ _PROXY_FILE_SUFFIX = re.compile(r"-r\d+(?:-.*)?$")
 
 # Hiragana, katakana, CJK ideographs (with extension A and compatibility) and Hangul syllables.
 # Checked by hand: a regex character class over these ranges costs ~5 ms to compile at start-up.
-_CJK_RANGES = (
-    (0x3040, 0x30FF),
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xF900, 0xFAFF),
-    (0xAC00, 0xD7AF),
-)
-_TOKEN = re.compile(r"\S+")
 
 
 def _phase_name(value: str) -> str | None:
@@ -224,45 +215,3 @@ def find_seats(text: str) -> list[str]:
         if name != "proxy" and name not in seats:
             seats.append(name)
     return seats
-
-
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in _CJK_RANGES)
-
-
-def _word_ends(text: str) -> Iterator[int]:
-    """Yield the end offset of every word: whitespace tokens, each CJK character a word."""
-    for match in _TOKEN.finditer(text):
-        token, start = match.group(), match.start()
-        if token.isascii():
-            yield match.end()
-            continue
-        in_run = False
-        for i, char in enumerate(token):
-            if _is_cjk(char):
-                if in_run:
-                    yield start + i
-                    in_run = False
-                yield start + i + 1
-            else:
-                in_run = True
-        if in_run:
-            yield match.end()
-
-
-def count_words(text: str) -> int:
-    """Count words the way the protocol does: whitespace tokens, each CJK character one word."""
-    return sum(1 for _ in _word_ends(text))
-
-
-def cut_words(text: str, limit: int) -> str:
-    """Return the longest prefix of ``text`` holding at most ``limit`` words."""
-    if limit <= 0:
-        return ""
-    end = None
-    for i, word_end in enumerate(_word_ends(text)):
-        if i == limit:
-            break
-        end = word_end
-    return text if end is None else text[:end]

@@ -10,6 +10,7 @@ import hashlib
 import json
 
 from council.sim import prompt as P
+from council.words import count_words, cut_words
 
 _VERIFY_COMMANDS = {
     "py": "python -m pytest -q",
@@ -130,11 +131,11 @@ def _fit(sentences: list[str], limit: int) -> str:
     """Join whole sentences while they fit the word limit; cut the first one if it alone won't."""
     out: list[str] = []
     for sentence in sentences:
-        if P.count_words(" ".join([*out, sentence])) > limit:
+        if count_words(" ".join([*out, sentence])) > limit:
             break
         out.append(sentence)
     if not out:
-        return P.cut_words(sentences[0], limit)
+        return cut_words(sentences[0], limit)
     return " ".join(out)
 
 

@@ -1,0 +1,37 @@
+"""Private, atomic file writes: what a crash, Ctrl-C or SIGKILL leaves is the old file or the
+new one, never half of one; and nobody but the user can read a record."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+from typing import Any
+
+
+def write_private(path: Path, text: str) -> None:
+    """Atomic 0600 write (temporary file in the same directory, then rename)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, value: Any) -> None:
+    write_private(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def append_private(path: Path, line: str) -> None:
+    """Append one line to a 0600 file; a line is written with one write(2), so a reader (or a
+    resume after SIGKILL) sees whole lines only, except possibly a torn last one."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8"))
+    finally:
+        os.close(fd)

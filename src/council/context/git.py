@@ -1,0 +1,71 @@
+"""`git diff REF` and the files it changed, for `--diff`.
+
+This is the one place outside the runner that starts a process: a short, synchronous git
+call during PARSE + CONTEXT, before any seat exists, from an argv list (never a shell), with
+external diff drivers and text conversion filters switched off so no configured program runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from council.errors import UsageError
+
+GIT_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class GitDiff:
+    text: str
+    changed: tuple[str, ...]  # paths relative to the repository top level, POSIX
+
+
+def _git(args: Sequence[str], cwd: Path) -> str:
+    argv = ["git", "-c", "core.quotepath=off", "-c", "color.ui=false", *args]
+    try:
+        done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
+            argv,
+            cwd=cwd,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise UsageError("--diff needs git, which is not on PATH") from None
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"git {' '.join(args[:2])} took over {GIT_TIMEOUT_S:g}s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        first = message[0] if message else f"exit code {done.returncode}"
+        raise UsageError(f"git {' '.join(args[:1])} failed: {first.removeprefix('fatal: ')}")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def git_diff(ref: str, *, cwd: Path, exclude: Sequence[str] = ()) -> GitDiff:
+    """The diff of the working tree against `ref`, minus the `exclude` paths (top-level
+    relative: the secret-named files the user did not allow)."""
+    if not ref or ref.startswith("-"):
+        # Would be read as an option (`--output=FILE` writes a file).
+        raise UsageError(f"--diff {ref!r}: a git revision cannot start with '-'")
+    common = ["--no-ext-diff", "--no-textconv", "--no-color"]
+    specs = [":(top)", *(f":(top,exclude,literal){p}" for p in exclude)]
+    names = _git(["diff", "--name-only", "-z", *common, ref, "--", *specs], cwd)
+    text = _git(["diff", *common, ref, "--", *specs], cwd)
+    changed = tuple(n for n in names.split("\0") if n)
+    return GitDiff(text=text, changed=changed)
+
+
+def changed_names(ref: str, *, cwd: Path) -> tuple[str, ...]:
+    """Only the names (to decide what to exclude before taking the diff text)."""
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"--diff {ref!r}: a git revision cannot start with '-'")
+    out = _git(["diff", "--name-only", "-z", "--no-ext-diff", ref, "--", ":(top)"], cwd)
+    return tuple(n for n in out.split("\0") if n)
+
+
+def toplevel(cwd: Path) -> Path:
+    return Path(_git(["rev-parse", "--show-toplevel"], cwd).strip()).resolve()

@@ -1,0 +1,111 @@
+"""The context as text: the files block of prompts, `context.md`, the setup report and the
+result's `context` object. Counts only: no function here ever prints a redacted value."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from council.context.model import DebateContext, FileExcerpt
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks inside `text`."""
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _block(title: str, language: str, text: str) -> str:
+    fence = _fence(text)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"### {title}\n{fence}{language}\n{body}{fence}\n"
+
+
+def files_block(ctx: DebateContext) -> str:
+    """The file excerpts as they go into prompts: the diff first (it is the subject when
+    given), then each file in the order given."""
+    parts = []
+    if ctx.diff is not None:
+        parts.append(_block(f"git diff {ctx.diff_ref or ''}".rstrip(), "diff", ctx.diff))
+    for excerpt in ctx.files:
+        parts.append(_block(excerpt.path, excerpt.language, excerpt.text))
+    return "\n".join(parts)
+
+
+def render_context_md(ctx: DebateContext, technical: Sequence[str] | None = None) -> str:
+    """`context.md` of the record: the technical context (the refreshed one when given) and
+    the excerpts exactly as sent."""
+    lines = list(ctx.technical if technical is None else technical)
+    out = ["# Context", "", "## Technical context", ""]
+    out += lines or ["(none)"]
+    out += ["", "## Files", ""]
+    block = files_block(ctx)
+    out.append(block if block else "(no files were given)\n")
+    if ctx.warnings:
+        out += ["## Warnings", "", *(f"- {w}" for w in ctx.warnings), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _kinds(kinds: Mapping[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _excerpt_line(e: FileExcerpt) -> str:
+    if e.truncated:
+        sent = f"{e.lines_sent} of {e.lines_total} lines sent (truncated)"
+    else:
+        sent = f"{_plural(e.lines_sent, 'line')} sent"
+    if e.redactions:
+        sent += f", {_plural(e.redactions, 'redaction')} ({_kinds(e.redaction_kinds)})"
+    return f"  {e.path}: {sent}"
+
+
+def setup_report(ctx: DebateContext) -> list[str]:
+    """The PARSE + CONTEXT part of the setup report, one stderr line per entry."""
+    summary = (
+        f"context: {_plural(len(ctx.files), 'file')}"
+        + (f" + git diff {ctx.diff_ref}" if ctx.diff_ref else "")
+        + f", {_plural(ctx.total_lines_sent, 'line')} sent"
+    )
+    if ctx.truncated_count:
+        summary += f", {ctx.truncated_count} truncated"
+    summary += f", {_plural(ctx.total_redactions, 'redaction')}"
+    lines = [summary]
+    if ctx.diff_excerpt is not None:
+        lines.append(_excerpt_line(ctx.diff_excerpt))
+    lines += [_excerpt_line(e) for e in ctx.files]
+    lines += [f"warning: {w}" for w in ctx.warnings]
+    lines.append(f"technical context ({_plural(len(ctx.technical), 'line')}):")
+    lines += [f"  {t}" for t in ctx.technical] or ["  (none)"]
+    return lines
+
+
+def context_json(ctx: DebateContext) -> dict[str, Any]:
+    """The result's `context` object (outputs.md): counts per file, never a secret. `diff`
+    is added when `--diff` was given."""
+    data: dict[str, Any] = {
+        "files": [
+            {
+                "path": e.path,
+                "lines_sent": e.lines_sent,
+                "truncated": e.truncated,
+                "redactions": e.redactions,
+            }
+            for e in ctx.files
+        ],
+        "technical_context": list(ctx.technical),
+    }
+    if ctx.diff_excerpt is not None:
+        d = ctx.diff_excerpt
+        data["diff"] = {
+            "ref": ctx.diff_ref,
+            "lines_sent": d.lines_sent,
+            "truncated": d.truncated,
+            "redactions": d.redactions,
+        }
+    return data

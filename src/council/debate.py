@@ -1,0 +1,223 @@
+"""Starting and resuming a debate: plan, context, record, the lead under signal handling, and
+the result on disk whatever happens.
+
+Ctrl-C or SIGTERM cancels the lead: every seat's process tree is killed (the runner does that
+in shielded scopes), the state is marked `interrupted` and saved, and the exit code is 130.
+A council killed with SIGKILL leaves the state of its last atomic write; `council resume`
+continues from either.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from council.config import Config
+from council.context import (
+    DebateContext,
+    FileExcerpt,
+    context_json,
+    gather_context,
+    render_context_md,
+    setup_report,
+)
+from council.errors import CouncilError, InterruptedRun
+from council.lead import Lead, run_debate
+from council.plan import DebateFlags, DebatePlan, resolve_plan
+from council.progress import Progress
+from council.record import Record
+from council.result import build_result, render_markdown
+from council.runner import RetryPolicy
+from council.state import DebateState, now_iso
+
+EXIT_BY_STATUS = {"completed": 0, "degraded": 5, "failed": 3, "interrupted": 130}
+
+
+@dataclass
+class DebateRun:
+    record: Record
+    result: dict[str, Any]
+    exit_code: int
+    error: CouncilError | None = None
+
+    @property
+    def reached_decision(self) -> bool:
+        return self.result["status"] in ("completed", "degraded")
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Knobs tests and benchmarks turn; users get the protocol's defaults."""
+
+    policy: RetryPolicy | None = None
+    grace_s: float = 3.0
+    environ: Mapping[str, str] | None = None
+
+
+def start_debate(flags: DebateFlags, config: Config, progress: Progress, *,
+                 cwd: Path | None = None, tuning: Tuning | None = None) -> DebateRun:
+    cwd = cwd or Path.cwd()
+    plan = resolve_plan(flags, config)
+    # PARSE + CONTEXT: bad input stops here, before any record exists.
+    context = gather_context(
+        plan.files, cwd=cwd, diff_ref=plan.diff_ref, allow_outside=plan.allow_outside,
+        allow_secrets=plan.allow_secrets, file_lines=plan.file_lines,
+        total_lines=plan.total_lines, context_lines=plan.context_lines,
+        extra_patterns=plan.extra_patterns, allow_files=plan.allow_files)
+    for line in setup_report(context):
+        progress.info(line)
+    for warning in context.warnings:
+        progress.warn(warning)
+    record = Record.create(_scratchpad(plan, cwd))
+    state = DebateState(id=record.id, question=plan.question, plan=plan.to_json(),
+                        technical=list(context.technical), context=context_json(context),
+                        warnings=list(context.warnings))
+    record.write_json("context.json", dataclasses.asdict(context) | {"root": str(context.root)})
+    record.write_text("context.md", render_context_md(context))
+    record.write_json("state.json", state.to_json())
+    progress.info(_setup_line(plan, context))
+    return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
+
+
+def resume_debate(debate_id: str, config: Config, progress: Progress, *,
+                  scratchpad: str | None = None, cwd: Path | None = None,
+                  tuning: Tuning | None = None) -> DebateRun:
+    cwd = cwd or Path.cwd()
+    record = Record.open(_resolve(cwd, scratchpad or config.scratchpad), debate_id)
+    state = DebateState.from_json(record.read_json("state.json"))
+    plan = DebatePlan.from_json(state.plan)
+    if state.status in ("completed", "degraded"):
+        progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
+        return _finish(record, state, cwd, None)
+    context = _context_from_json(record.read_json("context.json"))
+    if state.pid is not None:
+        from council.runner.proctree import kill_orphans_of
+
+        swept = anyio.run(kill_orphans_of, state.pid)
+        if swept:
+            progress.warn(f"killed {swept} process(es) left running by the interrupted run")
+    progress.info(f"resuming {record.id} from {state.phase} (round {state.round}); replies "
+                  f"on disk: {sum(1 for c in state.contributions() if c.answered)}")
+    state.status = "running"
+    return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
+
+
+def _drive(plan: DebatePlan, context: DebateContext, record: Record, state: DebateState,
+           progress: Progress, config: Config, tuning: Tuning, cwd: Path) -> DebateRun:
+    state.pid = os.getpid()
+    lead = Lead(plan, context, record, state, progress, config, environ=tuning.environ,
+                policy=tuning.policy, grace_s=tuning.grace_s)
+    error: CouncilError | None = None
+    started = datetime.now(UTC)
+
+    async def main() -> None:
+        nonlocal error
+        interrupted = False
+        try:
+            async with anyio.create_task_group() as tg:
+
+                async def on_signal() -> None:
+                    nonlocal interrupted
+                    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                        async for _ in signals:
+                            interrupted = True
+                            tg.cancel_scope.cancel()
+                            return
+
+                async def live_view() -> None:
+                    while progress.live:
+                        await anyio.sleep(1)
+                        progress.tick()
+
+                tg.start_soon(on_signal)
+                tg.start_soon(live_view)
+                try:
+                    await run_debate(lead)
+                finally:
+                    tg.cancel_scope.cancel()
+        except BaseException as exc:  # unwrapped here, at the lead's boundary
+            error = _council_error(exc)
+            if error is None:
+                raise
+        if interrupted:
+            state.status = "interrupted"
+            error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
+
+    try:
+        anyio.run(main)
+    except KeyboardInterrupt:  # a second Ctrl-C during the cleanup
+        state.status = "interrupted"
+        error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
+    finally:
+        state.duration_s += (datetime.now(UTC) - started).total_seconds()
+        if state.status == "running":
+            state.status = "failed"
+        state.finished_at = now_iso()
+        record.write_json("state.json", state.to_json())
+    return _finish(record, state, cwd, error)
+
+
+def _finish(record: Record, state: DebateState, cwd: Path,
+            error: CouncilError | None) -> DebateRun:
+    exit_code = error.exit_code if error is not None else EXIT_BY_STATUS[state.status]
+    state.exit_code = exit_code
+    result = build_result(state, _display(record.path, cwd))
+    record.write_json("state.json", state.to_json())
+    record.write_json("result.json", result)
+    record.write_text("decision.md", render_markdown(result))
+    return DebateRun(record, result, exit_code, error)
+
+
+def _council_error(exc: BaseException) -> CouncilError | None:
+    """The CouncilError inside an exception group (anyio wraps what a task group raises)."""
+    if isinstance(exc, CouncilError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _council_error(inner)
+            if found is not None:
+                return found
+    return None
+
+
+def _context_from_json(data: dict[str, Any]) -> DebateContext:
+    files = tuple(FileExcerpt(**f) for f in data.pop("files"))
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()
+              if k in DebateContext.__dataclass_fields__}
+    values["root"] = Path(values["root"])
+    return DebateContext(files=files, **{k: v for k, v in values.items() if k != "files"})
+
+
+def _scratchpad(plan: DebatePlan, cwd: Path) -> Path:
+    return _resolve(cwd, plan.scratchpad)
+
+
+def _resolve(cwd: Path, path: str) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else cwd / candidate
+
+
+def _display(path: Path, cwd: Path) -> str:
+    try:
+        return os.path.relpath(path, cwd) + "/" if path.is_relative_to(cwd) else str(path) + "/"
+    except ValueError:
+        return str(path) + "/"
+
+
+def _setup_line(plan: DebatePlan, context: DebateContext) -> str:
+    proxies = ",".join(p.cli for p in plan.proxies) or "none"
+    lead = plan.lead.cli if plan.lead else "caller"
+    redactions = sum(f.redactions for f in context.files)
+    lines = sum(f.lines_sent for f in context.files)
+    simulated = " (SIMULATED)" if plan.simulated else ""
+    return (f"setup{simulated}: advocate={plan.advocate.cli} critic={plan.critic.cli} "
+            f"proxies={proxies} lead={lead} rounds={plan.rounds} files={len(context.files)} "
+            f"({lines} lines, {redactions} redaction{'s' if redactions != 1 else ''})")

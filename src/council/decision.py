@@ -1,0 +1,130 @@
+"""Reading the lead model's DECISION: tolerant of code fences, prose around the object,
+trailing commas and smart quotes; strict about what reaches the result."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+VOTES = ("agree", "revise", "disagree")
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.S)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+class DecisionUnreadable(ValueError):
+    """The reply holds no usable decision object; the message says why (for the repair ask)."""
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    problem = "no JSON object found"
+    for candidate in candidates:
+        start, end = candidate.find("{"), candidate.rfind("}")
+        if start < 0 or end <= start:
+            continue
+        body = candidate[start : end + 1]
+        for attempt in (body, _loosen(body)):
+            try:
+                value = json.loads(attempt)
+            except json.JSONDecodeError as exc:
+                problem = f"invalid JSON: {exc.msg} at line {exc.lineno}"
+                continue
+            if isinstance(value, dict):
+                return value
+            problem = "the JSON is not an object"
+    raise DecisionUnreadable(problem)
+
+
+def _loosen(body: str) -> str:
+    body = body.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'")
+    return _TRAILING_COMMA.sub(r"\1", body)
+
+
+def parse_decision(text: str, voters: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+    """The `decision` object of outputs.md, and warnings about what had to be fixed."""
+    raw = extract_json_object(text)
+    warnings: list[str] = []
+    recommendation = raw.get("recommendation")
+    if not isinstance(recommendation, str) or not recommendation.strip():
+        raise DecisionUnreadable("`recommendation` is missing or empty")
+
+    def strings(key: str) -> list[str]:
+        value = raw.get(key) or []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            warnings.append(f"decision: `{key}` was not a list; ignored")
+            return []
+        return [str(v) for v in value if str(v).strip()]
+
+    disagreements = []
+    for item in raw.get("disagreements") or []:
+        if isinstance(item, dict) and item.get("point"):
+            disagreements.append({
+                "point": str(item["point"]),
+                "ruling": str(item.get("ruling") or ""),
+                "reason": str(item.get("reason") or ""),
+                "loop": bool(item.get("loop", False)),
+            })
+    step = raw.get("next_step") if isinstance(raw.get("next_step"), dict) else {}
+    confidence = raw.get("confidence")
+    if isinstance(confidence, str) and confidence.strip().isdigit():
+        confidence = int(confidence.strip())
+    if isinstance(confidence, float):
+        confidence = round(confidence)
+    valid = isinstance(confidence, int) and not isinstance(confidence, bool)
+    if not valid or not 0 <= confidence <= 100:
+        if confidence is not None:
+            warnings.append(f"decision: confidence {confidence!r} is not 0-100; dropped")
+        confidence = None
+    votes = {}
+    given = raw.get("votes") if isinstance(raw.get("votes"), dict) else {}
+    for seat in voters:
+        vote = str(given.get(seat, "")).strip().lower()
+        if vote in VOTES:
+            votes[seat] = vote
+        else:
+            warnings.append(f"decision: no valid vote for {seat}")
+    return {
+        "recommendation": recommendation.strip(),
+        "consensus": strings("consensus"),
+        "disagreements": disagreements,
+        "tradeoffs": strings("tradeoffs"),
+        "blocking_concerns": strings("blocking_concerns"),
+        "next_step": {
+            "action": str(step.get("action") or ""),
+            "verify_command": str(step.get("verify_command") or ""),
+            "done_criterion": str(step.get("done_criterion") or ""),
+        },
+        "confidence": confidence,
+        "votes": votes,
+    }, warnings
+
+
+def raw_text_decision(text: str) -> dict[str, Any]:
+    """The fallback when even the repaired reply is unreadable: keep the text, claim nothing."""
+    return {
+        "recommendation": text.strip(),
+        "consensus": [],
+        "disagreements": [],
+        "tradeoffs": [],
+        "blocking_concerns": [],
+        "next_step": {"action": "", "verify_command": "", "done_criterion": ""},
+        "confidence": None,
+        "votes": {},
+    }
+
+
+def parse_convergence(text: str) -> tuple[bool, list[str]] | None:
+    """(converged, open blocking points) from the convergence reply; None when unreadable."""
+    try:
+        raw = extract_json_object(text)
+    except DecisionUnreadable:
+        return None
+    converged = raw.get("converged")
+    if not isinstance(converged, bool):
+        return None
+    points = raw.get("open_blocking") or []
+    return converged, [str(p) for p in points] if isinstance(points, list) else []

@@ -1,0 +1,263 @@
+"""What a debate will do, decided once from flags, preset, config file and defaults.
+
+Precedence lives in `resolve_plan` only: a flag beats a preset, a preset beats the config file,
+the config file beats the built-in default. A seat spec (`cli[:model][#effort]`) beats
+`--model`/`--effort` for that seat. Per-CLI settings of the config file (`clis.<name>.model`,
+`effort`, `timeout_s`) apply inside the adapter when nothing above set them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from council.adapters import VENDOR_ORDER, adapter_for
+from council.config import EFFORTS, Config
+from council.errors import ConfigError, NoUsableCliError, UsageError
+
+CALLER = "caller"
+ROUNDS = range(2, 6)
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    cli: str
+    model: str | None = None
+    effort: str | None = None
+
+
+def parse_seat_spec(text: str) -> SeatSpec:
+    """`codex:gpt-5.3-codex#high` -> cli, model, effort (model and effort optional)."""
+    spec, _, effort = text.strip().partition("#")
+    cli, _, model = spec.partition(":")
+    if not cli:
+        raise UsageError(f"bad seat spec '{text}': expected cli[:model][#effort], "
+                         "e.g. codex:gpt-5.3-codex#high")
+    if effort and effort not in EFFORTS:
+        raise UsageError(f"bad effort '{effort}' in '{text}': use one of {', '.join(EFFORTS)}")
+    return SeatSpec(cli.strip().lower(), model.strip() or None, effort.strip() or None)
+
+
+@dataclass(frozen=True)
+class SeatPlan:
+    name: str  # advocate, critic, proxy-codex, proxy-codex-2, lead
+    role: str  # advocate | critic | proxy | lead
+    cli: str
+    model: str | None = None
+    effort: str | None = None
+    soft_timeout_s: float | None = None  # None: the adapter's (or config's) default
+
+
+@dataclass(frozen=True)
+class DebateFlags:
+    """The command line as given; None means "not given"."""
+
+    question: str
+    files: tuple[str, ...] = ()
+    diff: str | None = None
+    proxies: tuple[str, ...] | None = None
+    advocate: str | None = None
+    critic: str | None = None
+    lead: str | None = None
+    rounds: int | None = None
+    preset: str | None = None
+    models: tuple[str, ...] = ()  # cli:model
+    effort: str | None = None
+    timeouts: tuple[str, ...] = ()  # cli=seconds
+    quorum: int | None = None
+    sim: bool = False
+    scratchpad: str | None = None
+    allow_outside: bool = False
+    allow_secrets: bool = False
+
+
+@dataclass(frozen=True)
+class DebatePlan:
+    question: str
+    advocate: SeatPlan
+    critic: SeatPlan
+    proxies: tuple[SeatPlan, ...]
+    lead: SeatPlan | None  # None: the calling IDE agent writes the DECISION (--lead caller)
+    rounds: int = 2
+    quorum: int = 1
+    files: tuple[str, ...] = ()
+    diff_ref: str | None = None
+    words: Mapping[str, int] = field(default_factory=dict)
+    file_lines: int = 500
+    total_lines: int = 2000
+    context_lines: int = 15
+    ready_timeout_s: float = 60.0
+    hard_timeout_factor: float = 1.5
+    simulated: bool = False
+    allow_outside: bool = False
+    allow_secrets: bool = False
+    scratchpad: str = ".scratchpad"
+    extra_patterns: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()
+
+    @property
+    def seats(self) -> tuple[SeatPlan, ...]:
+        return (self.advocate, self.critic, *self.proxies)
+
+    @property
+    def challengers(self) -> tuple[SeatPlan, ...]:
+        return (self.critic, *self.proxies)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DebatePlan:
+        values = dict(data)
+        for key in ("advocate", "critic"):
+            values[key] = SeatPlan(**values[key])
+        values["proxies"] = tuple(SeatPlan(**p) for p in values["proxies"])
+        values["lead"] = SeatPlan(**values["lead"]) if values["lead"] else None
+        for key in ("files", "extra_patterns", "allow_files"):
+            values[key] = tuple(values[key])
+        return cls(**values)
+
+
+def resolve_plan(flags: DebateFlags, config: Config,
+                 installed: Callable[[str], bool] | None = None) -> DebatePlan:
+    """The one place where flags, preset, config file and defaults meet."""
+    is_installed = installed or (lambda name: adapter_for(name, config.clis).locate() is not None)
+    preset = None
+    if flags.preset is not None:
+        preset = config.presets.get(flags.preset)
+        if preset is None:
+            raise UsageError(f"unknown preset '{flags.preset}': use one of "
+                             f"{', '.join(config.presets)}")
+    debate = config.debate
+
+    rounds = _first(flags.rounds, preset and preset.rounds, debate.rounds)
+    if rounds not in ROUNDS:
+        raise UsageError(f"--rounds must be 2 to 5, not {rounds}")
+    quorum = _first(flags.quorum, preset and preset.quorum, debate.quorum)
+    effort = _first(flags.effort, preset and preset.effort)
+    models = {**(preset.models if preset else {}), **_pairs(flags.models, ":", "--model")}
+    timeouts = {cli: _seconds(value, cli) for cli, value in
+                _pairs(flags.timeouts, "=", "--timeout").items()}
+
+    def seat(name: str, role: str, spec: SeatSpec) -> SeatPlan:
+        cli = spec.cli
+        if flags.sim and adapter_for(cli, config.clis).settings.adapter != "sim":
+            cli = "sim"
+        return SeatPlan(
+            name=name, role=role, cli=cli,
+            model=spec.model or models.get(spec.cli),
+            effort=spec.effort or effort,
+            soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
+        )
+
+    def spec_of(text: str | None) -> SeatSpec | None:
+        if text is None:
+            return None
+        spec = parse_seat_spec(text)
+        _check_name(spec.cli, config)
+        return spec
+
+    advocate_spec = spec_of(_first(flags.advocate, config.roles.advocate))
+    if advocate_spec is None:
+        if flags.sim:
+            advocate_spec = SeatSpec("sim")
+        else:
+            first = next((n for n in VENDOR_ORDER if is_installed(n)), None)
+            if first is None:
+                raise NoUsableCliError("no AI CLI found for the advocate seat: install one "
+                                       "(see `council doctor`) or try council offline with --sim")
+            advocate_spec = SeatSpec(first)
+    critic_spec = spec_of(_first(flags.critic, config.roles.critic))
+    if critic_spec is None:
+        vendor = _vendor(advocate_spec.cli, config)
+        usable = [n for n in VENDOR_ORDER if is_installed(n)]
+        other = next((n for n in usable if _vendor(n, config) != vendor), None)
+        critic_spec = SeatSpec(other or advocate_spec.cli)
+
+    lead_text = _first(flags.lead, config.roles.lead)
+    lead: SeatPlan | None
+    if lead_text == CALLER:
+        lead = None
+    else:
+        lead_spec = spec_of(lead_text) or SeatSpec(
+            "claude" if is_installed("claude") and not flags.sim else advocate_spec.cli)
+        lead = seat("lead", "lead", lead_spec)
+
+    proxy_texts = _first(flags.proxies, preset.proxies if preset else None, config.roles.proxies)
+    seated = {advocate_spec.cli, critic_spec.cli}
+    proxy_specs: list[SeatSpec] = []
+    for text in proxy_texts or ():
+        if text.strip().lower() == "auto":
+            proxy_specs += [SeatSpec(n) for n in VENDOR_ORDER
+                            if is_installed(n) and n not in seated
+                            and n not in {s.cli for s in proxy_specs}]
+        else:
+            proxy_specs.append(spec_of(text))  # type: ignore[arg-type]
+    proxies: list[SeatPlan] = []
+    for spec in proxy_specs:
+        planned = seat("proxy", "proxy", spec)
+        base = f"proxy-{planned.cli}"
+        taken = sum(1 for p in proxies if p.name == base or p.name.startswith(base + "-"))
+        proxies.append(replace(planned, name=base if not taken else f"{base}-{taken + 1}"))
+
+    return DebatePlan(
+        question=flags.question,
+        advocate=seat("advocate", "advocate", advocate_spec),
+        critic=seat("critic", "critic", critic_spec),
+        proxies=tuple(proxies),
+        lead=lead,
+        rounds=rounds,
+        quorum=quorum,
+        files=flags.files,
+        diff_ref=flags.diff,
+        words=dict(debate.words),
+        file_lines=debate.file_lines,
+        total_lines=debate.total_lines,
+        context_lines=debate.context_lines,
+        ready_timeout_s=debate.ready_timeout_s,
+        hard_timeout_factor=debate.hard_timeout_factor,
+        simulated=flags.sim,
+        allow_outside=flags.allow_outside,
+        allow_secrets=flags.allow_secrets,
+        scratchpad=flags.scratchpad or config.scratchpad,
+        extra_patterns=config.redact.extra_patterns,
+        allow_files=config.redact.allow_files,
+    )
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def _check_name(cli: str, config: Config) -> None:
+    try:
+        adapter_for(cli, config.clis)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _vendor(cli: str, config: Config) -> str:
+    return adapter_for(cli, config.clis).vendor
+
+
+def _pairs(items: Sequence[str], sep: str, flag: str) -> dict[str, str]:
+    pairs = {}
+    for item in (part for text in items for part in text.split(",") if part.strip()):
+        key, found, value = item.partition(sep)
+        if not found or not key.strip() or not value.strip():
+            raise UsageError(f"bad {flag} value '{item}': expected cli{sep}value, "
+                             f"e.g. {'codex:gpt-5.2' if sep == ':' else 'codex=900'}")
+        pairs[key.strip().lower()] = value.strip()
+    return pairs
+
+
+def _seconds(value: str, cli: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1
+    if seconds <= 0:
+        raise UsageError(f"bad --timeout for {cli}: '{value}' is not a positive number of "
+                         "seconds")
+    return seconds

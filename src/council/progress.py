@@ -1,0 +1,99 @@
+"""Progress on stderr (outputs.md "Progress on stderr").
+
+Not on a terminal (CI, pipes, IDE tool calls): plain append-only lines, one per event,
+`[mm:ss] text`. On a terminal: the same lines scroll above a live block with one line per
+seat (phase, state, elapsed / timeout, words), redrawn in place. `--quiet` keeps warnings and
+errors only; `-v` adds each call's argv, timings and stderr tails.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import TextIO
+
+
+@dataclass
+class SeatLine:
+    phase: str = "-"
+    state: str = "starting"
+    started: float | None = None
+    timeout_s: float | None = None
+    words: int | None = None
+
+
+class Progress:
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False,
+                 verbose: bool = False, live: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.verbose = verbose
+        self.live = (self.stream.isatty() if live is None else live) and not quiet
+        self.start = time.monotonic()
+        self.seats: dict[str, SeatLine] = {}
+        self._drawn = 0
+
+    def _stamp(self) -> str:
+        minutes, seconds = divmod(int(time.monotonic() - self.start), 60)
+        return f"[{minutes:02d}:{seconds:02d}]"
+
+    def _emit(self, text: str) -> None:
+        self._clear()
+        self.stream.write(f"{self._stamp()} {text}\n")
+        self._draw()
+        self.stream.flush()
+
+    def info(self, text: str) -> None:
+        if not self.quiet:
+            self._emit(text)
+
+    def detail(self, text: str) -> None:
+        if self.verbose and not self.quiet:
+            self._emit(text)
+
+    def warn(self, text: str) -> None:
+        self._emit(f"warning: {text}")
+
+    def final(self, text: str) -> None:
+        """The closing `saved:` line: printed even with --quiet, with no time stamp."""
+        self._clear()
+        self._drawn = 0
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    # -- the live block ------------------------------------------------------------------
+
+    def seat(self, name: str, **changes: object) -> None:
+        line = self.seats.setdefault(name, SeatLine())
+        for key, value in changes.items():
+            setattr(line, key, value)
+        if self.live:
+            self._clear()
+            self._draw()
+            self.stream.flush()
+
+    def tick(self) -> None:
+        if self.live and self.seats:
+            self._clear()
+            self._draw()
+            self.stream.flush()
+
+    def _clear(self) -> None:
+        if self.live and self._drawn:
+            # up to the block's first line, then clear to the end of the screen
+            self.stream.write(f"\x1b[{self._drawn}F\x1b[J")
+            self._drawn = 0
+
+    def _draw(self) -> None:
+        if not self.live or not self.seats:
+            return
+        now = time.monotonic()
+        width = max(len(name) for name in self.seats)
+        for name, line in self.seats.items():
+            elapsed = "" if line.started is None else f"{now - line.started:5.0f}s"
+            limit = f" / {line.timeout_s:.0f}s" if line.timeout_s and line.started else ""
+            words = f"  {line.words} words" if line.words is not None else ""
+            self.stream.write(f"  {name.ljust(width)}  {line.phase:<13} {line.state:<12}"
+                              f"{elapsed}{limit}{words}\n")
+        self._drawn = len(self.seats)

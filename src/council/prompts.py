@@ -1,0 +1,31 @@
+"""Prompt templates: Jinja2 files in `prompts/`, shipped inside the package as
+`council/prompts`. No prompt prose lives in Python."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+
+def templates_dir() -> Path:
+    shipped = Path(__file__).parent / "prompts"  # a wheel install
+    if shipped.is_dir():
+        return shipped
+    return Path(__file__).resolve().parents[2] / "prompts"  # an editable install
+
+
+@cache
+def _environment():  # type: ignore[no-untyped-def]
+    import jinja2  # only when a prompt is rendered: keeps `council --version` fast
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir()),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # plain-text prompts, never HTML
+    )
+
+
+def render(name: str, **values: Any) -> str:
+    return _environment().get_template(f"{name}.md.j2").render(**values)

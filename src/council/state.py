@@ -1,0 +1,100 @@
+"""`state.json`: everything needed to report on a debate or resume it.
+
+The lead saves it after every change. A call is stored once it has ended, under its stem
+(`critic-r2`): a resumed debate reuses every stored reply whose status is ok or late and runs
+everything else again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+SCHEMA = "council.state/v1"
+REUSABLE = ("ok", "late")
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class Contribution:
+    """One seat call as the debate relays it."""
+
+    stem: str
+    seat: str
+    role: str
+    phase: str
+    round: int
+    status: str
+    text: str
+    cli: str
+    model: str | None = None
+    words: int = 0
+    truncated: bool = False
+    original_words: int = 0
+    latency_s: float = 0.0
+    attempts: int = 0
+    exit_code: int | None = None
+    stderr_tail: str = ""
+    detail: str = ""
+    prompt_file: str = ""
+    response_file: str = ""
+
+    @property
+    def answered(self) -> bool:
+        return self.status in REUSABLE
+
+
+@dataclass
+class DebateState:
+    id: str
+    question: str
+    plan: dict[str, Any]
+    status: str = "running"  # running | completed | degraded | failed | interrupted
+    phase: str = "PARSE"
+    round: int = 0
+    started_at: str = field(default_factory=now_iso)
+    finished_at: str | None = None
+    duration_s: float = 0.0  # summed over runs (a resumed debate adds its own)
+    seats: dict[str, dict[str, Any]] = field(default_factory=dict)
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # contribution stems, as received
+    technical: list[str] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    rounds_run: int = 0
+    stopped_early: bool = False
+    unchallenged: bool = False
+    decision: dict[str, Any] | None = None
+    decision_prompt_file: str | None = None
+    exit_code: int | None = None
+    pid: int | None = None  # the council process of the latest run (see resume)
+    schema: str = SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DebateState:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+    def contribution(self, stem: str) -> Contribution | None:
+        data = self.calls.get(stem)
+        return Contribution(**data) if data is not None and "seat" in data else None
+
+    def contributions(self) -> list[Contribution]:
+        found = (self.contribution(stem) for stem in self.order)
+        return [c for c in found if c is not None]
+
+    def store(self, contribution: Contribution) -> None:
+        self.calls[contribution.stem] = asdict(contribution)
+        if contribution.stem not in self.order:
+            self.order.append(contribution.stem)
+
+    def warn(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)

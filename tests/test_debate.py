@@ -1,0 +1,352 @@
+"""`council debate` end to end, run as a user runs it, on the simulator: the record, the
+protocol's ordering guarantees, progressive wait, late replies, quorum, interrupts and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import psutil
+import pytest
+
+from council.result import result_schema
+
+QUESTION = "Should this service cache sessions in Redis or Postgres?"
+
+
+class Project:
+    """A user's project directory with council's simulator on PATH."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root / "project"
+        self.root.mkdir()
+        (self.root / "README.md").write_text("# Sessions service\nStores sessions.\n")
+        (self.root / "app.py").write_text(
+            "class SessionStore:\n    def get(self, key: str) -> bytes: ...\n")
+        self.home = root / "home"
+        self.home.mkdir()
+        self.count_file = root / "sim-calls.txt"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.defpath]),
+            "HOME": str(self.home),
+            "LANG": "C.UTF-8",
+            "COUNCIL_SIM_COUNT_FILE": str(self.count_file),
+            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+            **extra,
+        }
+
+    def write_config(self, text: str) -> None:
+        (self.root / "council.yaml").write_text(text)
+
+    def argv(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "council", *args]
+
+    def run(self, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run(self.argv(*args), cwd=self.root, env=self.env(**extra),
+                              capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+
+    def start(self, *args: str, **extra: str) -> subprocess.Popen:
+        return subprocess.Popen(self.argv(*args), cwd=self.root, env=self.env(**extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL)
+
+    def records(self) -> list[Path]:
+        pad = self.root / ".scratchpad"
+        return sorted(pad.iterdir()) if pad.is_dir() else []
+
+    def record(self) -> Path:
+        (only,) = self.records()
+        return only
+
+    def transcript(self) -> list[dict]:
+        path = self.record() / "transcript.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+    def sim_calls(self) -> Counter:
+        if not self.count_file.exists():
+            return Counter()
+        return Counter(line.split("\t")[0] for line in self.count_file.read_text().splitlines())
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def validate(result: dict) -> None:
+    jsonschema.Draft202012Validator(result_schema()).validate(result)
+
+
+def dms(transcript: list[dict]) -> list[dict]:
+    return [m for m in transcript if m["kind"] == "dm" and m["action"]]
+
+
+def test_a_three_round_debate_with_two_proxies_writes_the_whole_record(project):
+    run = project.run("debate", QUESTION, "--files", "README.md", "app.py", "--sim",
+                      "--rounds", "3", "--with", "sim,sim", "--json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    record = project.record()
+    assert result["status"] == "completed" and result["simulated"] is True
+    assert result["rounds"] == {"requested": 3, "run": 3, "stopped_early": False}
+    assert {s["name"] for s in result["seats"]} == {
+        "advocate", "critic", "proxy-sim", "proxy-sim-2", "lead"}
+    for name in ("state.json", "transcript.jsonl", "context.md", "decision.md", "result.json",
+                 "context.json"):
+        assert (record / name).is_file(), name
+    expected_calls = ["advocate-r1", "critic-r2", "proxy-sim-r2", "proxy-sim-2-r2",
+                      "advocate-r2", "advocate-r3", "critic-r3", "proxy-sim-r3",
+                      "proxy-sim-2-r3", "lead-decision"]
+    for stem in expected_calls:
+        for suffix in ("prompt.md", "response.md", "response.err"):
+            assert (record / f"{stem}-{suffix}").is_file(), f"{stem}-{suffix}"
+    for seat in ("advocate", "critic", "proxy-sim", "proxy-sim-2"):
+        assert (record / "rooms" / seat / "README.md").read_text().startswith("# Sessions")
+    assert record.stat().st_mode & 0o777 == 0o700
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in record.iterdir() if p.is_file())
+    phases = [(c["seat"], c["phase"], c["round"]) for c in result["contributions"]]
+    assert ("advocate", "PROPOSAL", 1) in phases and ("advocate", "FINAL_SUMMARY", 3) in phases
+    assert ("proxy-sim-2", "REBUTTAL", 3) in phases
+    assert result["decision"]["synthesized_by"] == "lead (sim)"
+    assert set(result["decision"]["votes"]) == {"critic", "proxy-sim", "proxy-sim-2"}
+    assert (record / "decision.md").read_text().startswith(f"# DECISION (SIMULATED): {QUESTION}")
+    assert run.stderr.strip().endswith(f"saved: .scratchpad/{record.name}/")
+
+
+def test_every_seat_reports_ready_before_the_first_action(project):
+    run = project.run("debate", QUESTION, "--sim", "--with", "sim,sim")
+    assert run.returncode == 0, run.stderr
+    transcript = project.transcript()
+    first_action = next(m["seq"] for m in transcript if m["kind"] == "dm" and m["action"])
+    ready = {m["from"] for m in transcript if m["kind"] == "ready" and m["seq"] < first_action}
+    assert ready == {"advocate", "critic", "proxy-sim", "proxy-sim-2"}
+
+
+def test_no_seat_calls_its_cli_without_an_action_dm(project):
+    run = project.run("debate", QUESTION, "--sim", "--rounds", "3", "--with", "sim")
+    assert run.returncode == 0, run.stderr
+    ordered = Counter(m["action"] for m in dms(project.transcript()))
+    ordered["DECISION"] += 1  # the lead's own call
+    assert project.sim_calls() == ordered
+
+
+def test_every_challenger_gets_the_same_round_context_block(project):
+    run = project.run("debate", QUESTION, "--files", "app.py", "--sim", "--rounds", "3",
+                      "--with", "sim,sim")
+    assert run.returncode == 0, run.stderr
+    record = project.record()
+    for round_no in (2, 3):
+        blocks = set()
+        for seat in ("critic", "proxy-sim", "proxy-sim-2"):
+            prompt = (record / f"{seat}-r{round_no}-prompt.md").read_text()
+            start = prompt.index(f"## Round {round_no} context")
+            blocks.add(prompt[start:prompt.index("## Your task", start)])
+        assert len(blocks) == 1
+    proxy_prompt = (record / "proxy-sim-r2-prompt.md").read_text()
+    assert proxy_prompt.startswith("IMPORTANT: You are an independent analyst")
+    # proxies get the technical context, not the file excerpts the critic gets
+    assert "### app.py" not in proxy_prompt
+    assert "### app.py" in (record / "critic-r2-prompt.md").read_text()
+
+
+def test_over_long_replies_are_truncated_with_the_marker_and_kept_whole_on_disk(project):
+    run = project.run("debate", QUESTION, "--sim", "--with", "sim", "--json",
+                      COUNCIL_SIM_WORDS="450", COUNCIL_SIM_PHASES="CHALLENGE")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    challenges = {c["seat"]: c for c in result["contributions"] if c["phase"] == "CHALLENGE"}
+    assert challenges["critic"]["words"] <= 300 and challenges["proxy-sim"]["words"] <= 200
+    for c in challenges.values():
+        assert c["truncated"] and c["original_words"] == 450
+        assert c["text"].endswith("[truncated: original ~450 words]")
+        original = (project.record() / c["files"]["response"]).read_text()
+        assert len(original.split()) == 450
+
+
+def hang_config(project: Project, soft: float, extra: str = "", factor: float = 1.5) -> None:
+    project.write_config(
+        f"debate:\n  hard_timeout_factor: {factor}\n"
+        "clis:\n"
+        "  sim-slow:\n"
+        "    adapter: sim\n"
+        f"    timeout_s: {soft}\n"
+        "    env:\n"
+        "      COUNCIL_SIM_PHASES: CHALLENGE\n"
+        f"{extra}")
+
+
+def test_a_hung_proxy_does_not_hold_up_respond_and_ends_as_timeout(project):
+    hang_config(project, 2, "      COUNCIL_SIM_HANG: '1'\n      COUNCIL_SIM_IGNORE_SIGTERM: '1'\n")
+    run = project.run("debate", QUESTION, "--sim", "--with", "sim,sim-slow", "--json")
+    assert run.returncode == 0, run.stderr
+    transcript = project.transcript()
+    respond = next(m for m in transcript if m["action"] == "RESPOND")
+    hung = next(m for m in transcript if m["kind"] == "broadcast"
+                and m["from"] == "proxy-sim-slow")
+    assert respond["seq"] < hung["seq"]  # RESPOND went out while the proxy still hung
+    assert hung["meta"]["status"] == "timeout"
+    assert "progressive wait" in run.stderr
+    result = json.loads(run.stdout)
+    seat = next(s for s in result["seats"] if s["name"] == "proxy-sim-slow")
+    assert seat["status"] == "timeout"
+
+
+def test_a_proxy_answering_after_its_soft_timeout_is_late_and_reaches_the_decision(project):
+    hang_config(project, 2, "      COUNCIL_SIM_DELAY: '3'\n", factor=3.0)
+    run = project.run("debate", QUESTION, "--sim", "--with", "sim,sim-slow", "--json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    late = next(c for c in result["contributions"] if c["seat"] == "proxy-sim-slow")
+    assert late["status"] == "late"
+    decision_prompt = (project.record() / "lead-decision-prompt.md").read_text()
+    assert "proxy-sim-slow (late)" in decision_prompt
+    assert late["text"] in decision_prompt
+
+
+def test_when_every_challenger_fails_the_decision_is_unchallenged_and_exit_is_5(project):
+    project.write_config("clis:\n  sim-broken:\n    adapter: sim\n    env:\n"
+                         "      COUNCIL_SIM_EXIT: '1'\n      COUNCIL_SIM_PHASES: CHALLENGE\n")
+    run = project.run("debate", QUESTION, "--sim", "--critic", "sim-broken", "--json")
+    assert run.returncode == 5, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    assert result["status"] == "degraded"
+    assert result["decision"]["unchallenged"] is True
+    assert "Status: degraded (unchallenged)" in (project.record() / "decision.md").read_text()
+
+
+def test_no_cli_for_the_advocate_exits_3_with_the_state_saved(project):
+    run = project.run("debate", QUESTION, "--advocate", "codex", "--critic", "sim",
+                      "--lead", "sim")
+    assert run.returncode == 3, run.stderr
+    assert "no CLI left for the advocate seat" in run.stderr
+    state = json.loads((project.record() / "state.json").read_text())
+    assert state["status"] == "failed"
+    assert state["seats"]["advocate"]["status"] == "dropped"
+
+
+def test_json_output_is_the_result_alone_on_stdout(project):
+    run = project.run("debate", QUESTION, "--sim", "--json", "--quiet")
+    assert run.returncode == 0, run.stderr
+    validate(json.loads(run.stdout))
+    assert run.stderr.strip().splitlines()[-1].startswith("saved: .scratchpad/debate-")
+
+
+def test_lead_caller_emits_the_decision_prompt_instead_of_a_decision(project):
+    run = project.run("debate", QUESTION, "--sim", "--lead", "caller", "--json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    assert result["decision"] is None
+    assert "ACTION: DECISION" in result["decision_prompt"]
+    assert project.sim_calls()["DECISION"] == 0
+
+
+def test_rounds_outside_two_to_five_are_a_usage_error(project):
+    run = project.run("debate", QUESTION, "--sim", "--rounds", "6")
+    assert run.returncode == 2
+    assert project.records() == []
+
+
+def test_five_rounds_stop_early_when_the_lead_finds_no_open_blocking_disagreement(project):
+    run = project.run("debate", QUESTION, "--sim", "--rounds", "5", "--json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["rounds"] == {"requested": 5, "run": 3, "stopped_early": True}
+
+
+def test_five_rounds_run_every_extra_cycle_while_disagreement_stays_open(project):
+    run = project.run("debate", f"{QUESTION} FORCE_DIVERGE", "--sim", "--rounds", "5",
+                      "--json")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["rounds"] == {"requested": 5, "run": 5, "stopped_early": False}
+    responds = [c["round"] for c in result["contributions"] if c["phase"] == "RESPOND"]
+    assert responds == [2, 3, 4]
+
+
+# -- interrupts and resume ---------------------------------------------------------------
+
+
+def wait_for(condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
+        time.sleep(0.05)
+
+
+def processes_of(council_pid: int) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            marker = proc.environ().get("COUNCIL_CALL_ID", "")
+            if marker.startswith(f"{council_pid}-") and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def interrupted_in_challenge(project: Project, sig: int) -> tuple[subprocess.Popen, str]:
+    hang_config(project, 60, "      COUNCIL_SIM_HANG: '1'\n")
+    council = project.start("debate", QUESTION, "--sim", "--with", "sim-slow")
+
+    def critic_answered() -> bool:
+        return bool(project.records()) and any(
+            m["kind"] == "broadcast" and m["from"] == "critic" for m in project.transcript())
+
+    try:
+        wait_for(critic_answered)
+        council.send_signal(sig)
+    finally:
+        _, stderr = council.communicate(timeout=30)
+    return council, stderr
+
+
+def test_sigint_during_challenge_exits_130_kills_everything_and_resume_repeats_no_call(
+    project,
+):
+    council, stderr = interrupted_in_challenge(project, signal.SIGINT)
+    assert council.returncode == 130
+    assert f"resume with: council resume {project.record().name}" in stderr
+    assert processes_of(council.pid) == []
+    state = json.loads((project.record() / "state.json").read_text())
+    assert state["status"] == "interrupted"
+    before = project.sim_calls()
+    hang_config(project, 60)  # the proxy answers this time
+    run = project.run("resume", project.record().name, "--json")
+    assert run.returncode == 0, run.stderr
+    after = project.sim_calls()
+    assert after["PROPOSAL"] == before["PROPOSAL"] == 1
+    assert after["CHALLENGE"] == before["CHALLENGE"] + 1  # only the interrupted proxy again
+    result = json.loads(run.stdout)
+    validate(result)
+    assert result["status"] == "completed"
+
+
+def test_a_council_killed_with_sigkill_during_challenge_can_be_resumed(project):
+    council, _ = interrupted_in_challenge(project, signal.SIGKILL)
+    assert council.returncode == -signal.SIGKILL
+    left = processes_of(council.pid)  # the hung proxy outlived its council
+    assert left
+    hang_config(project, 60)
+    run = project.run("resume", project.record().name, "--json")
+    assert run.returncode == 0, run.stderr
+    assert "left running by the interrupted run" in run.stderr
+    assert processes_of(council.pid) == []
+    assert json.loads(run.stdout)["status"] == "completed"
+    assert project.sim_calls()["PROPOSAL"] == 1

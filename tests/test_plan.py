@@ -1,0 +1,93 @@
+"""Seat specs and the one precedence function: flag > preset > config file > default."""
+
+from __future__ import annotations
+
+import pytest
+
+from council.config import parse_config
+from council.errors import NoUsableCliError, UsageError
+from council.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
+
+
+def installed(*names):
+    return lambda name: name in names
+
+
+def plan(flags=None, config=None, have=("claude", "codex", "gemini")):
+    return resolve_plan(flags or DebateFlags(question="q"), parse_config(config or {}),
+                        installed(*have))
+
+
+def test_a_seat_spec_names_cli_model_and_effort():
+    assert parse_seat_spec("codex:gpt-5.3-codex#high") == SeatSpec("codex", "gpt-5.3-codex",
+                                                                   "high")
+    assert parse_seat_spec("gemini") == SeatSpec("gemini")
+    with pytest.raises(UsageError, match="bad effort"):
+        parse_seat_spec("codex#turbo")
+
+
+def test_defaults_take_the_first_installed_advocate_and_a_critic_of_another_vendor():
+    p = plan(have=("codex", "gemini"))
+    assert (p.advocate.cli, p.critic.cli, p.lead.cli) == ("codex", "gemini", "codex")
+    p = plan(have=("claude", "codex"))
+    assert (p.advocate.cli, p.critic.cli, p.lead.cli) == ("claude", "codex", "claude")
+
+
+def test_with_only_one_vendor_the_critic_is_the_same_cli():
+    p = plan(have=("qwen",))
+    assert p.advocate.cli == p.critic.cli == "qwen"
+
+
+def test_no_installed_cli_is_exit_3():
+    with pytest.raises(NoUsableCliError):
+        plan(have=())
+
+
+def test_a_flag_beats_the_preset_which_beats_the_config_file():
+    config = {"debate": {"rounds": 4}}
+    assert plan(config=config).rounds == 4
+    assert plan(DebateFlags(question="q", preset="deep"), config).rounds == 3
+    assert plan(DebateFlags(question="q", preset="deep", rounds=2), config).rounds == 2
+    assert plan(DebateFlags(question="q", preset="deep")).advocate.effort == "xhigh"
+
+
+def test_a_seat_spec_beats_model_and_effort_flags():
+    p = plan(DebateFlags(question="q", advocate="codex:o3#low", models=("codex:gpt-5",),
+                         effort="high", critic="codex"))
+    assert (p.advocate.model, p.advocate.effort) == ("o3", "low")
+    assert (p.critic.model, p.critic.effort) == ("gpt-5", "high")
+
+
+def test_the_same_cli_may_sit_twice_as_proxies_and_auto_adds_the_unseated():
+    p = plan(DebateFlags(question="q", proxies=("codex", "codex")))
+    assert [x.name for x in p.proxies] == ["proxy-codex", "proxy-codex-2"]
+    p = plan(DebateFlags(question="q", proxies=("auto",)))
+    assert [x.cli for x in p.proxies] == ["gemini"]
+
+
+def test_sim_seats_every_role_on_the_simulator():
+    p = plan(DebateFlags(question="q", sim=True, proxies=("codex",)), have=())
+    assert {s.cli for s in (*p.seats, p.lead)} == {"sim"} and p.simulated
+
+
+def test_lead_caller_leaves_the_lead_empty():
+    assert plan(DebateFlags(question="q", lead="caller")).lead is None
+
+
+def test_a_timeout_flag_sets_the_soft_timeout_of_that_cli():
+    p = plan(DebateFlags(question="q", timeouts=("codex=900,claude=120",)))
+    assert p.critic.soft_timeout_s == 900 and p.advocate.soft_timeout_s == 120
+    with pytest.raises(UsageError, match="positive number"):
+        plan(DebateFlags(question="q", timeouts=("codex=soon",)))
+
+
+def test_an_unknown_cli_in_a_flag_is_a_usage_error_listing_the_valid_ones():
+    with pytest.raises(UsageError, match="use one of claude, codex"):
+        plan(DebateFlags(question="q", proxies=("gpt4",)))
+
+
+def test_the_plan_survives_a_round_trip_through_state_json():
+    from council.plan import DebatePlan
+
+    p = plan(DebateFlags(question="q", proxies=("gemini",), files=("a.py",)))
+    assert DebatePlan.from_json(p.to_json()) == p
