@@ -350,3 +350,32 @@ def test_a_council_killed_with_sigkill_during_challenge_can_be_resumed(project):
     assert processes_of(council.pid) == []
     assert json.loads(run.stdout)["status"] == "completed"
     assert project.sim_calls()["PROPOSAL"] == 1
+
+
+def test_a_seat_that_misses_ready_is_restarted_once_then_dropped_and_the_debate_goes_on(
+    project,
+):
+    slow = project.root.parent / "slowstart.py"
+    slow.write_text("import time\ntime.sleep(60)\n")
+    project.write_config(
+        "debate:\n  ready_timeout_s: 0.5\n"
+        f"clis:\n  slowstart:\n    command: [{sys.executable}, {slow}]\n")
+    run = project.run("debate", QUESTION, "--advocate", "sim", "--critic", "sim", "--lead",
+                      "sim", "--with", "slowstart", "--json")
+    assert run.returncode == 0, run.stderr
+    assert "proxy-slowstart missed READY; restarting it once" in run.stderr
+    assert "proxy-slowstart (slowstart) dropped: no READY within 0.5s (restarted once)" in (
+        run.stderr)
+    result = json.loads(run.stdout)
+    assert next(s for s in result["seats"] if s["name"] == "proxy-slowstart")["status"] == (
+        "dropped")
+    assert not any(c["seat"] == "proxy-slowstart" for c in result["contributions"])
+
+
+def test_verbose_shows_each_calls_argv_timing_and_output_writes_the_result(project):
+    out = project.root / "decision.json"
+    run = project.run("debate", QUESTION, "--sim", "-v", "--output", str(out))
+    assert run.returncode == 0, run.stderr
+    assert "  argv: " in run.stderr and "attempt(s)" in run.stderr
+    assert json.loads(out.read_text())["status"] == "completed"
+    assert run.stdout.startswith("# DECISION (SIMULATED):")
