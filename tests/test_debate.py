@@ -379,3 +379,25 @@ def test_verbose_shows_each_calls_argv_timing_and_output_writes_the_result(proje
     assert "  argv: " in run.stderr and "attempt(s)" in run.stderr
     assert json.loads(out.read_text())["status"] == "completed"
     assert run.stdout.startswith("# DECISION (SIMULATED):")
+
+
+def test_an_unreadable_decision_is_repaired_once(project):
+    # WORDS cuts the DECISION reply to 30 words, mid-object; the repair reply is whole.
+    run = project.run("debate", QUESTION, "--sim", "--json", COUNCIL_SIM_WORDS="30",
+                      COUNCIL_SIM_PHASES="DECISION")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["decision"]["confidence"] is not None
+    assert (project.record() / "lead-decision-repair-prompt.md").is_file()
+    assert project.sim_calls()["REPAIR"] == 1
+
+
+def test_a_decision_unreadable_even_after_repair_keeps_the_raw_text_and_warns(project):
+    run = project.run("debate", QUESTION, "--sim", "--json", COUNCIL_SIM_WORDS="30",
+                      COUNCIL_SIM_PHASES="DECISION,REPAIR")
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    assert result["decision"]["confidence"] is None
+    assert result["decision"]["recommendation"].startswith("{")  # the raw reply, kept
+    assert any("even after one repair" in w for w in result["warnings"])

@@ -31,5 +31,5 @@ def test_on_a_terminal_a_seat_block_is_redrawn_in_place_below_the_lines():
     progress.info("CHALLENGE critic ok")
     text = stream.getvalue()
     assert "\x1b[1F\x1b[J" in text  # moved up over the one-seat block and cleared it
-    before, after = text.split("[00:00] CHALLENGE critic ok\n")
+    _, after = text.split("[00:00] CHALLENGE critic ok\n")
     assert after.split() == ["critic", "CHALLENGE", "ok", "120", "words"]  # redrawn below
