@@ -32,13 +32,32 @@ async def test_every_message_is_in_the_transcript_in_order_with_the_prompt_left_
     log: list[dict] = []
     bus = Bus(log.append)
     inbox = bus.subscribe("critic")
-    await bus.send(Message(Kind.DM, "lead", "critic", action_body("CHALLENGE", "round=2"),
-                           round=2, phase="CHALLENGE", meta={"prompt_file": "critic-r2-prompt.md"},
-                           payload="a very long prompt"))
+    await bus.send(
+        Message(
+            Kind.DM,
+            "lead",
+            "critic",
+            action_body("CHALLENGE", "round=2"),
+            round=2,
+            phase="CHALLENGE",
+            meta={"prompt_file": "critic-r2-prompt.md"},
+            payload="a very long prompt",
+        )
+    )
     await bus.send(Message(Kind.SYSTEM, "lead", "record", "phase RESPOND"))
     assert [e["seq"] for e in log] == [1, 2]
-    assert set(log[0]) == {"seq", "ts", "kind", "from", "to", "action", "round", "phase",
-                           "body", "meta"}
+    assert set(log[0]) == {
+        "seq",
+        "ts",
+        "kind",
+        "from",
+        "to",
+        "action",
+        "round",
+        "phase",
+        "body",
+        "meta",
+    }
     assert log[0]["action"] == "CHALLENGE" and log[0]["meta"]["prompt_file"]
     assert "a very long prompt" not in str(log)
     close(bus, inbox)

@@ -29,7 +29,8 @@ class Project:
         self.root.mkdir()
         (self.root / "README.md").write_text("# Sessions service\nStores sessions.\n")
         (self.root / "app.py").write_text(
-            "class SessionStore:\n    def get(self, key: str) -> bytes: ...\n")
+            "class SessionStore:\n    def get(self, key: str) -> bytes: ...\n"
+        )
         self.home = root / "home"
         self.home.mkdir()
         self.count_file = root / "sim-calls.txt"
@@ -51,14 +52,26 @@ class Project:
         return [sys.executable, "-m", "council", *args]
 
     def run(self, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run(self.argv(*args), cwd=self.root, env=self.env(**extra),
-                              capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            self.argv(*args),
+            cwd=self.root,
+            env=self.env(**extra),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
 
     def start(self, *args: str, **extra: str) -> subprocess.Popen:
-        return subprocess.Popen(self.argv(*args), cwd=self.root, env=self.env(**extra),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                stdin=subprocess.DEVNULL)
+        return subprocess.Popen(
+            self.argv(*args),
+            cwd=self.root,
+            env=self.env(**extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
 
     def records(self) -> list[Path]:
         pad = self.root / ".scratchpad"
@@ -94,8 +107,19 @@ def dms(transcript: list[dict]) -> list[dict]:
 
 
 def test_a_three_round_debate_with_two_proxies_writes_the_whole_record(project):
-    run = project.run("debate", QUESTION, "--files", "README.md", "app.py", "--sim",
-                      "--rounds", "3", "--with", "sim,sim", "--json")
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "README.md",
+        "app.py",
+        "--sim",
+        "--rounds",
+        "3",
+        "--with",
+        "sim,sim",
+        "--json",
+    )
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     validate(result)
@@ -103,13 +127,33 @@ def test_a_three_round_debate_with_two_proxies_writes_the_whole_record(project):
     assert result["status"] == "completed" and result["simulated"] is True
     assert result["rounds"] == {"requested": 3, "run": 3, "stopped_early": False}
     assert {s["name"] for s in result["seats"]} == {
-        "advocate", "critic", "proxy-sim", "proxy-sim-2", "lead"}
-    for name in ("state.json", "transcript.jsonl", "context.md", "decision.md", "result.json",
-                 "context.json"):
+        "advocate",
+        "critic",
+        "proxy-sim",
+        "proxy-sim-2",
+        "lead",
+    }
+    for name in (
+        "state.json",
+        "transcript.jsonl",
+        "context.md",
+        "decision.md",
+        "result.json",
+        "context.json",
+    ):
         assert (record / name).is_file(), name
-    expected_calls = ["advocate-r1", "critic-r2", "proxy-sim-r2", "proxy-sim-2-r2",
-                      "advocate-r2", "advocate-r3", "critic-r3", "proxy-sim-r3",
-                      "proxy-sim-2-r3", "lead-decision"]
+    expected_calls = [
+        "advocate-r1",
+        "critic-r2",
+        "proxy-sim-r2",
+        "proxy-sim-2-r2",
+        "advocate-r2",
+        "advocate-r3",
+        "critic-r3",
+        "proxy-sim-r3",
+        "proxy-sim-2-r3",
+        "lead-decision",
+    ]
     for stem in expected_calls:
         for suffix in ("prompt.md", "response.md", "response.err"):
             assert (record / f"{stem}-{suffix}").is_file(), f"{stem}-{suffix}"
@@ -144,8 +188,9 @@ def test_no_seat_calls_its_cli_without_an_action_dm(project):
 
 
 def test_every_challenger_gets_the_same_round_context_block(project):
-    run = project.run("debate", QUESTION, "--files", "app.py", "--sim", "--rounds", "3",
-                      "--with", "sim,sim")
+    run = project.run(
+        "debate", QUESTION, "--files", "app.py", "--sim", "--rounds", "3", "--with", "sim,sim"
+    )
     assert run.returncode == 0, run.stderr
     record = project.record()
     for round_no in (2, 3):
@@ -153,7 +198,7 @@ def test_every_challenger_gets_the_same_round_context_block(project):
         for seat in ("critic", "proxy-sim", "proxy-sim-2"):
             prompt = (record / f"{seat}-r{round_no}-prompt.md").read_text()
             start = prompt.index(f"## Round {round_no} context")
-            blocks.add(prompt[start:prompt.index("## Your task", start)])
+            blocks.add(prompt[start : prompt.index("## Your task", start)])
         assert len(blocks) == 1
     proxy_prompt = (record / "proxy-sim-r2-prompt.md").read_text()
     assert proxy_prompt.startswith("IMPORTANT: You are an independent analyst")
@@ -163,8 +208,16 @@ def test_every_challenger_gets_the_same_round_context_block(project):
 
 
 def test_over_long_replies_are_truncated_with_the_marker_and_kept_whole_on_disk(project):
-    run = project.run("debate", QUESTION, "--sim", "--with", "sim", "--json",
-                      COUNCIL_SIM_WORDS="450", COUNCIL_SIM_PHASES="CHALLENGE")
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--sim",
+        "--with",
+        "sim",
+        "--json",
+        COUNCIL_SIM_WORDS="450",
+        COUNCIL_SIM_PHASES="CHALLENGE",
+    )
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     challenges = {c["seat"]: c for c in result["contributions"] if c["phase"] == "CHALLENGE"}
@@ -185,7 +238,8 @@ def hang_config(project: Project, soft: float, extra: str = "", factor: float = 
         f"    timeout_s: {soft}\n"
         "    env:\n"
         "      COUNCIL_SIM_PHASES: CHALLENGE\n"
-        f"{extra}")
+        f"{extra}"
+    )
 
 
 def test_a_hung_proxy_does_not_hold_up_respond_and_ends_as_timeout(project):
@@ -194,8 +248,7 @@ def test_a_hung_proxy_does_not_hold_up_respond_and_ends_as_timeout(project):
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
     respond = next(m for m in transcript if m["action"] == "RESPOND")
-    hung = next(m for m in transcript if m["kind"] == "broadcast"
-                and m["from"] == "proxy-sim-slow")
+    hung = next(m for m in transcript if m["kind"] == "broadcast" and m["from"] == "proxy-sim-slow")
     assert respond["seq"] < hung["seq"]  # RESPOND went out while the proxy still hung
     assert hung["meta"]["status"] == "timeout"
     assert "progressive wait" in run.stderr
@@ -217,8 +270,10 @@ def test_a_proxy_answering_after_its_soft_timeout_is_late_and_reaches_the_decisi
 
 
 def test_when_every_challenger_fails_the_decision_is_unchallenged_and_exit_is_5(project):
-    project.write_config("clis:\n  sim-broken:\n    adapter: sim\n    env:\n"
-                         "      COUNCIL_SIM_EXIT: '1'\n      COUNCIL_SIM_PHASES: CHALLENGE\n")
+    project.write_config(
+        "clis:\n  sim-broken:\n    adapter: sim\n    env:\n"
+        "      COUNCIL_SIM_EXIT: '1'\n      COUNCIL_SIM_PHASES: CHALLENGE\n"
+    )
     run = project.run("debate", QUESTION, "--sim", "--critic", "sim-broken", "--json")
     assert run.returncode == 5, run.stderr
     result = json.loads(run.stdout)
@@ -229,8 +284,7 @@ def test_when_every_challenger_fails_the_decision_is_unchallenged_and_exit_is_5(
 
 
 def test_no_cli_for_the_advocate_exits_3_with_the_state_saved(project):
-    run = project.run("debate", QUESTION, "--advocate", "codex", "--critic", "sim",
-                      "--lead", "sim")
+    run = project.run("debate", QUESTION, "--advocate", "codex", "--critic", "sim", "--lead", "sim")
     assert run.returncode == 3, run.stderr
     assert "no CLI left for the advocate seat" in run.stderr
     state = json.loads((project.record() / "state.json").read_text())
@@ -269,8 +323,7 @@ def test_five_rounds_stop_early_when_the_lead_finds_no_open_blocking_disagreemen
 
 
 def test_five_rounds_run_every_extra_cycle_while_disagreement_stays_open(project):
-    run = project.run("debate", f"{QUESTION} FORCE_DIVERGE", "--sim", "--rounds", "5",
-                      "--json")
+    run = project.run("debate", f"{QUESTION} FORCE_DIVERGE", "--sim", "--rounds", "5", "--json")
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["rounds"] == {"requested": 5, "run": 5, "stopped_early": False}
@@ -307,7 +360,8 @@ def interrupted_in_challenge(project: Project, sig: int) -> tuple[subprocess.Pop
 
     def critic_answered() -> bool:
         return bool(project.records()) and any(
-            m["kind"] == "broadcast" and m["from"] == "critic" for m in project.transcript())
+            m["kind"] == "broadcast" and m["from"] == "critic" for m in project.transcript()
+        )
 
     try:
         wait_for(critic_answered)
@@ -359,16 +413,30 @@ def test_a_seat_that_misses_ready_is_restarted_once_then_dropped_and_the_debate_
     slow.write_text("import time\ntime.sleep(60)\n")
     project.write_config(
         "debate:\n  ready_timeout_s: 0.5\n"
-        f"clis:\n  slowstart:\n    command: [{sys.executable}, {slow}]\n")
-    run = project.run("debate", QUESTION, "--advocate", "sim", "--critic", "sim", "--lead",
-                      "sim", "--with", "slowstart", "--json")
+        f"clis:\n  slowstart:\n    command: [{sys.executable}, {slow}]\n"
+    )
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--advocate",
+        "sim",
+        "--critic",
+        "sim",
+        "--lead",
+        "sim",
+        "--with",
+        "slowstart",
+        "--json",
+    )
     assert run.returncode == 0, run.stderr
     assert "proxy-slowstart missed READY; restarting it once" in run.stderr
     assert "proxy-slowstart (slowstart) dropped: no READY within 0.5s (restarted once)" in (
-        run.stderr)
+        run.stderr
+    )
     result = json.loads(run.stdout)
     assert next(s for s in result["seats"] if s["name"] == "proxy-slowstart")["status"] == (
-        "dropped")
+        "dropped"
+    )
     assert not any(c["seat"] == "proxy-slowstart" for c in result["contributions"])
 
 
@@ -383,8 +451,9 @@ def test_verbose_shows_each_calls_argv_timing_and_output_writes_the_result(proje
 
 def test_an_unreadable_decision_is_repaired_once(project):
     # WORDS cuts the DECISION reply to 30 words, mid-object; the repair reply is whole.
-    run = project.run("debate", QUESTION, "--sim", "--json", COUNCIL_SIM_WORDS="30",
-                      COUNCIL_SIM_PHASES="DECISION")
+    run = project.run(
+        "debate", QUESTION, "--sim", "--json", COUNCIL_SIM_WORDS="30", COUNCIL_SIM_PHASES="DECISION"
+    )
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     assert result["decision"]["confidence"] is not None
@@ -393,8 +462,14 @@ def test_an_unreadable_decision_is_repaired_once(project):
 
 
 def test_a_decision_unreadable_even_after_repair_keeps_the_raw_text_and_warns(project):
-    run = project.run("debate", QUESTION, "--sim", "--json", COUNCIL_SIM_WORDS="30",
-                      COUNCIL_SIM_PHASES="DECISION,REPAIR")
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--sim",
+        "--json",
+        COUNCIL_SIM_WORDS="30",
+        COUNCIL_SIM_PHASES="DECISION,REPAIR",
+    )
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     validate(result)

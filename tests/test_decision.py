@@ -15,8 +15,9 @@ GOOD = """{"recommendation": "Use Redis.", "consensus": ["sessions are hot"],
 
 
 def test_a_fenced_reply_with_prose_around_it_is_read():
-    decision, warnings = parse_decision(f"Here you go:\n```json\n{GOOD}\n```\nThanks",
-                                        ["critic", "proxy-gemini"])
+    decision, warnings = parse_decision(
+        f"Here you go:\n```json\n{GOOD}\n```\nThanks", ["critic", "proxy-gemini"]
+    )
     assert decision["recommendation"] == "Use Redis." and decision["confidence"] == 72
     assert decision["disagreements"][0]["loop"] is False
     assert warnings == []

@@ -7,8 +7,16 @@ from council.state import Contribution
 
 
 def challenge(round_no: int, text: str, seat: str = "critic") -> Contribution:
-    return Contribution(stem=f"{seat}-r{round_no}", seat=seat, role="critic",
-                        phase="CHALLENGE", round=round_no, status="ok", text=text, cli="sim")
+    return Contribution(
+        stem=f"{seat}-r{round_no}",
+        seat=seat,
+        role="critic",
+        phase="CHALLENGE",
+        round=round_no,
+        status="ok",
+        text=text,
+        cli="sim",
+    )
 
 
 def test_a_challenge_repeated_next_round_without_new_evidence_is_a_loop():

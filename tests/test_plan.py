@@ -14,13 +14,13 @@ def installed(*names):
 
 
 def plan(flags=None, config=None, have=("claude", "codex", "gemini")):
-    return resolve_plan(flags or DebateFlags(question="q"), parse_config(config or {}),
-                        installed(*have))
+    return resolve_plan(
+        flags or DebateFlags(question="q"), parse_config(config or {}), installed(*have)
+    )
 
 
 def test_a_seat_spec_names_cli_model_and_effort():
-    assert parse_seat_spec("codex:gpt-5.3-codex#high") == SeatSpec("codex", "gpt-5.3-codex",
-                                                                   "high")
+    assert parse_seat_spec("codex:gpt-5.3-codex#high") == SeatSpec("codex", "gpt-5.3-codex", "high")
     assert parse_seat_spec("gemini") == SeatSpec("gemini")
     with pytest.raises(UsageError, match="bad effort"):
         parse_seat_spec("codex#turbo")
@@ -52,8 +52,15 @@ def test_a_flag_beats_the_preset_which_beats_the_config_file():
 
 
 def test_a_seat_spec_beats_model_and_effort_flags():
-    p = plan(DebateFlags(question="q", advocate="codex:o3#low", models=("codex:gpt-5",),
-                         effort="high", critic="codex"))
+    p = plan(
+        DebateFlags(
+            question="q",
+            advocate="codex:o3#low",
+            models=("codex:gpt-5",),
+            effort="high",
+            critic="codex",
+        )
+    )
     assert (p.advocate.model, p.advocate.effort) == ("o3", "low")
     assert (p.critic.model, p.critic.effort) == ("gpt-5", "high")
 

@@ -7,19 +7,39 @@ from council.result import render_markdown
 
 def result(**changes):
     base = {
-        "question": "Redis or Postgres?", "status": "completed", "simulated": False,
-        "rounds": {"requested": 3, "run": 3, "stopped_early": False}, "duration_s": 412.3,
-        "seats": [{"name": "advocate", "cli": "claude", "model": None},
-                  {"name": "proxy-gemini", "cli": "gemini", "model": "gemini-2.5-pro"}],
-        "warnings": [], "decision_prompt": None,
-        "contributions": [{"seat": "advocate", "phase": "PROPOSAL", "round": 1,
-                           "status": "ok", "words": 3, "truncated": False,
-                           "original_words": 3, "text": "Use Redis here."}],
-        "decision": {"recommendation": "Use Redis.", "consensus": [], "disagreements": [
-            {"point": "a | b", "ruling": "r", "reason": "why", "loop": True}],
-            "tradeoffs": [], "blocking_concerns": [],
+        "question": "Redis or Postgres?",
+        "status": "completed",
+        "simulated": False,
+        "rounds": {"requested": 3, "run": 3, "stopped_early": False},
+        "duration_s": 412.3,
+        "seats": [
+            {"name": "advocate", "cli": "claude", "model": None},
+            {"name": "proxy-gemini", "cli": "gemini", "model": "gemini-2.5-pro"},
+        ],
+        "warnings": [],
+        "decision_prompt": None,
+        "contributions": [
+            {
+                "seat": "advocate",
+                "phase": "PROPOSAL",
+                "round": 1,
+                "status": "ok",
+                "words": 3,
+                "truncated": False,
+                "original_words": 3,
+                "text": "Use Redis here.",
+            }
+        ],
+        "decision": {
+            "recommendation": "Use Redis.",
+            "consensus": [],
+            "disagreements": [{"point": "a | b", "ruling": "r", "reason": "why", "loop": True}],
+            "tradeoffs": [],
+            "blocking_concerns": [],
             "next_step": {"action": "do", "verify_command": "pytest", "done_criterion": "green"},
-            "confidence": 78, "votes": {"proxy-gemini": "revise"}},
+            "confidence": 78,
+            "votes": {"proxy-gemini": "revise"},
+        },
     }
     base.update(changes)
     return base
@@ -34,9 +54,16 @@ def test_the_header_names_participants_status_rounds_time_and_confidence():
 
 def test_sections_follow_the_documented_order_and_empty_blocking_means_proceed():
     text = render_markdown(result())
-    order = ["## Recommendation", "## Consensus", "## Disagreements and rulings",
-             "## Accepted trade-offs", "## Blocking concerns", "## Next step", "## Votes",
-             "## Debate record"]
+    order = [
+        "## Recommendation",
+        "## Consensus",
+        "## Disagreements and rulings",
+        "## Accepted trade-offs",
+        "## Blocking concerns",
+        "## Next step",
+        "## Votes",
+        "## Debate record",
+    ]
     assert [text.index(h) for h in order] == sorted(text.index(h) for h in order)
     assert "None - proceed" in text
     assert "| a \\| b (loop) | r | why |" in text

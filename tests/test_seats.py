@@ -12,5 +12,13 @@ def test_a_prompt_passed_as_an_argument_is_abbreviated():
 
 def test_values_of_key_token_and_password_flags_are_masked():
     argv = ("tool", "--api-key", "sk-123", "--token=abc", "-m", "k2", "--password", "pw")
-    assert mask_argv(argv) == ["tool", "--api-key", "****", "--token=****", "-m", "k2",
-                               "--password", "****"]
+    assert mask_argv(argv) == [
+        "tool",
+        "--api-key",
+        "****",
+        "--token=****",
+        "-m",
+        "k2",
+        "--password",
+        "****",
+    ]

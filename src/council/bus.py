@@ -76,8 +76,9 @@ def action_body(phase: str, detail: str = "") -> str:
 
 
 class Bus:
-    def __init__(self, transcript: Callable[[dict[str, Any]], None], buffer: int = 256,
-                 first_seq: int = 1) -> None:
+    def __init__(
+        self, transcript: Callable[[dict[str, Any]], None], buffer: int = 256, first_seq: int = 1
+    ) -> None:
         self._transcript = transcript
         self._buffer = buffer
         self._seq = first_seq - 1
@@ -99,8 +100,9 @@ class Bus:
 
     async def send(self, message: Message) -> Message:
         self._seq += 1
-        message = replace(message, seq=self._seq,
-                          ts=datetime.now(UTC).isoformat(timespec="milliseconds"))
+        message = replace(
+            message, seq=self._seq, ts=datetime.now(UTC).isoformat(timespec="milliseconds")
+        )
         self._transcript(message.transcript_entry())
         for name in self._recipients(message):
             inbox = self._inboxes.get(name)

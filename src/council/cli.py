@@ -93,10 +93,22 @@ def output_options(command):  # type: ignore[no-untyped-def]
         if value:
             ctx.find_object(_State).verbose = True
 
-    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=quiet,
-                           help="Only warnings and errors on stderr.")(command)
-    return click.option("-v", "--verbose", is_flag=True, expose_value=False, callback=verbose,
-                        help="Show argv, timings and stderr tails.")(command)
+    command = click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=quiet,
+        help="Only warnings and errors on stderr.",
+    )(command)
+    return click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        expose_value=False,
+        callback=verbose,
+        help="Show argv, timings and stderr tails.",
+    )(command)
 
 
 def _read_question(question: str) -> str:
@@ -108,7 +120,8 @@ def _read_question(question: str) -> str:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise click.UsageError(
-                f"cannot read the question from {path}: {exc.strerror}") from None
+                f"cannot read the question from {path}: {exc.strerror}"
+            ) from None
     else:
         text = question
     if not text.strip():
@@ -134,39 +147,78 @@ def _emit_result(run, as_json: bool, output: Path | None) -> None:  # type: igno
 
 @cli.command(context_settings={"ignore_unknown_options": False})
 @click.argument("question")
-@click.option("--files", "files", cls=MultiValueOption, metavar="F [F ...]",
-              help="Files given to the debate (several after one flag, repeatable, or a,b).")
+@click.option(
+    "--files",
+    "files",
+    cls=MultiValueOption,
+    metavar="F [F ...]",
+    help="Files given to the debate (several after one flag, repeatable, or a,b).",
+)
 @click.option("--diff", "diff_ref", metavar="REF", help="Add `git diff REF` and its files.")
-@click.option("--with", "proxies", metavar="CLI[,CLI...]", multiple=True,
-              help="Proxy seats; `auto` = every installed CLI not already seated.")
+@click.option(
+    "--with",
+    "proxies",
+    metavar="CLI[,CLI...]",
+    multiple=True,
+    help="Proxy seats; `auto` = every installed CLI not already seated.",
+)
 @click.option("--advocate", metavar="SPEC", help="Seat spec cli[:model][#effort].")
 @click.option("--critic", metavar="SPEC", help="Seat spec cli[:model][#effort].")
-@click.option("--lead", metavar="SPEC|caller",
-              help="Who writes the DECISION; `caller` = the calling agent does.")
+@click.option(
+    "--lead",
+    metavar="SPEC|caller",
+    help="Who writes the DECISION; `caller` = the calling agent does.",
+)
 @click.option("--rounds", type=click.IntRange(2, 5), help="2 to 5 (default 2).")
 @click.option("--preset", help="quick, balanced, deep, or one from the config.")
-@click.option("--model", "models", metavar="CLI:MODEL[,...]", multiple=True,
-              help="Per-CLI model.")
-@click.option("--effort", type=click.Choice(["low", "medium", "high", "xhigh"]),
-              help="Reasoning effort where the CLI supports it.")
-@click.option("--timeout", "timeouts", metavar="CLI=SECONDS[,...]", multiple=True,
-              help="Per-CLI soft timeout.")
+@click.option("--model", "models", metavar="CLI:MODEL[,...]", multiple=True, help="Per-CLI model.")
+@click.option(
+    "--effort",
+    type=click.Choice(["low", "medium", "high", "xhigh"]),
+    help="Reasoning effort where the CLI supports it.",
+)
+@click.option(
+    "--timeout",
+    "timeouts",
+    metavar="CLI=SECONDS[,...]",
+    multiple=True,
+    help="Per-CLI soft timeout.",
+)
 @click.option("--quorum", type=click.IntRange(0), help="Challenges needed (default 1).")
 @click.option("--sim", is_flag=True, help="Seat every role on the offline simulator.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result JSON, not Markdown.")
-@click.option("--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write the result here (.json -> JSON, else Markdown).")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the result here (.json -> JSON, else Markdown).",
+)
 @click.option("--scratchpad", metavar="DIR", help="Where records go (default .scratchpad).")
 @click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
 @click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
 @output_options
 @click.pass_obj
-def debate(state: _State, question: str, files: tuple[str, ...], diff_ref: str | None,
-           proxies: tuple[str, ...], advocate: str | None, critic: str | None,
-           lead: str | None, rounds: int | None, preset: str | None,
-           models: tuple[str, ...], effort: str | None, timeouts: tuple[str, ...],
-           quorum: int | None, sim: bool, as_json: bool, output: Path | None,
-           scratchpad: str | None, allow_outside: bool, allow_secrets: bool) -> None:
+def debate(
+    state: _State,
+    question: str,
+    files: tuple[str, ...],
+    diff_ref: str | None,
+    proxies: tuple[str, ...],
+    advocate: str | None,
+    critic: str | None,
+    lead: str | None,
+    rounds: int | None,
+    preset: str | None,
+    models: tuple[str, ...],
+    effort: str | None,
+    timeouts: tuple[str, ...],
+    quorum: int | None,
+    sim: bool,
+    as_json: bool,
+    output: Path | None,
+    scratchpad: str | None,
+    allow_outside: bool,
+    allow_secrets: bool,
+) -> None:
     """Run a structured debate and print the DECISION.
 
     Exit codes: 0 completed, 2 bad input, 3 no usable CLI for a required seat, 4 config
@@ -179,11 +231,23 @@ def debate(state: _State, question: str, files: tuple[str, ...], diff_ref: str |
     from council.progress import Progress
 
     flags = DebateFlags(
-        question=_read_question(question), files=files, diff=diff_ref,
+        question=_read_question(question),
+        files=files,
+        diff=diff_ref,
         proxies=tuple(p for text in proxies for p in text.split(",") if p.strip()) or None,
-        advocate=advocate, critic=critic, lead=lead, rounds=rounds, preset=preset,
-        models=models, effort=effort, timeouts=timeouts, quorum=quorum, sim=sim,
-        scratchpad=scratchpad, allow_outside=allow_outside, allow_secrets=allow_secrets,
+        advocate=advocate,
+        critic=critic,
+        lead=lead,
+        rounds=rounds,
+        preset=preset,
+        models=models,
+        effort=effort,
+        timeouts=timeouts,
+        quorum=quorum,
+        sim=sim,
+        scratchpad=scratchpad,
+        allow_outside=allow_outside,
+        allow_secrets=allow_secrets,
     )
     progress = Progress(quiet=state.quiet, verbose=state.verbose)
     run = start_debate(flags, state.config(), progress)
@@ -194,13 +258,17 @@ def debate(state: _State, question: str, files: tuple[str, ...], diff_ref: str |
 @cli.command()
 @click.argument("debate_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print the result JSON, not Markdown.")
-@click.option("--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write the result here (.json -> JSON, else Markdown).")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the result here (.json -> JSON, else Markdown).",
+)
 @click.option("--scratchpad", metavar="DIR", help="Where records are (default .scratchpad).")
 @output_options
 @click.pass_obj
-def resume(state: _State, debate_id: str, as_json: bool, output: Path | None,
-           scratchpad: str | None) -> None:
+def resume(
+    state: _State, debate_id: str, as_json: bool, output: Path | None, scratchpad: str | None
+) -> None:
     """Continue an interrupted or failed debate, reusing every reply already on disk.
 
     Example: council resume debate-20261122-143005-k3x9

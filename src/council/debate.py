@@ -9,11 +9,11 @@ continues from either.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import replace as dataclasses_replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,10 @@ import anyio
 from council.config import Config
 from council.context import (
     DebateContext,
-    FileExcerpt,
     context_json,
     gather_context,
+    protection_note,
+    redact,
     render_context_md,
     setup_report,
 )
@@ -62,34 +63,67 @@ class Tuning:
     environ: Mapping[str, str] | None = None
 
 
-def start_debate(flags: DebateFlags, config: Config, progress: Progress, *,
-                 cwd: Path | None = None, tuning: Tuning | None = None) -> DebateRun:
+def start_debate(
+    flags: DebateFlags,
+    config: Config,
+    progress: Progress,
+    *,
+    cwd: Path | None = None,
+    tuning: Tuning | None = None,
+) -> DebateRun:
     cwd = cwd or Path.cwd()
     plan = resolve_plan(flags, config)
+    # The question leaves the machine in every prompt: it gets the files' redaction too.
+    question, found = redact(
+        plan.question, filename="question.md", extra_patterns=plan.extra_patterns
+    )
+    if found:
+        plan = dataclasses_replace(plan, question=question)
+        progress.warn(f"redacted {sum(found.values())} secret(s) from the question")
     # PARSE + CONTEXT: bad input stops here, before any record exists.
     context = gather_context(
-        plan.files, cwd=cwd, diff_ref=plan.diff_ref, allow_outside=plan.allow_outside,
-        allow_secrets=plan.allow_secrets, file_lines=plan.file_lines,
-        total_lines=plan.total_lines, context_lines=plan.context_lines,
-        extra_patterns=plan.extra_patterns, allow_files=plan.allow_files)
+        plan.files,
+        cwd=cwd,
+        diff_ref=plan.diff_ref,
+        allow_outside=plan.allow_outside,
+        allow_secrets=plan.allow_secrets,
+        file_lines=plan.file_lines,
+        total_lines=plan.total_lines,
+        context_lines=plan.context_lines,
+        extra_patterns=plan.extra_patterns,
+        allow_files=plan.allow_files,
+    )
     for line in setup_report(context):
         progress.info(line)
     for warning in context.warnings:
         progress.warn(warning)
+    if note := protection_note():
+        progress.warn(note)
     record = Record.create(_scratchpad(plan, cwd))
-    state = DebateState(id=record.id, question=plan.question, plan=plan.to_json(),
-                        technical=list(context.technical), context=context_json(context),
-                        warnings=list(context.warnings))
-    record.write_json("context.json", dataclasses.asdict(context) | {"root": str(context.root)})
+    state = DebateState(
+        id=record.id,
+        question=plan.question,
+        plan=plan.to_json(),
+        technical=list(context.technical),
+        context=context_json(context),
+        warnings=list(context.warnings),
+    )
+    record.write_json("context.json", context.to_json())
     record.write_text("context.md", render_context_md(context))
     record.write_json("state.json", state.to_json())
     progress.info(_setup_line(plan, context))
     return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
 
 
-def resume_debate(debate_id: str, config: Config, progress: Progress, *,
-                  scratchpad: str | None = None, cwd: Path | None = None,
-                  tuning: Tuning | None = None) -> DebateRun:
+def resume_debate(
+    debate_id: str,
+    config: Config,
+    progress: Progress,
+    *,
+    scratchpad: str | None = None,
+    cwd: Path | None = None,
+    tuning: Tuning | None = None,
+) -> DebateRun:
     cwd = cwd or Path.cwd()
     record = Record.open(_resolve(cwd, scratchpad or config.scratchpad), debate_id)
     state = DebateState.from_json(record.read_json("state.json"))
@@ -97,24 +131,43 @@ def resume_debate(debate_id: str, config: Config, progress: Progress, *,
     if state.status in ("completed", "degraded"):
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
         return _finish(record, state, cwd, None)
-    context = _context_from_json(record.read_json("context.json"))
+    context = DebateContext.from_json(record.read_json("context.json"))
     if state.pid is not None:
         from council.runner.proctree import kill_orphans_of
 
         swept = anyio.run(kill_orphans_of, state.pid)
         if swept:
             progress.warn(f"killed {swept} process(es) left running by the interrupted run")
-    progress.info(f"resuming {record.id} from {state.phase} (round {state.round}); replies "
-                  f"on disk: {sum(1 for c in state.contributions() if c.answered)}")
+    progress.info(
+        f"resuming {record.id} from {state.phase} (round {state.round}); replies "
+        f"on disk: {sum(1 for c in state.contributions() if c.answered)}"
+    )
     state.status = "running"
     return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
 
 
-def _drive(plan: DebatePlan, context: DebateContext, record: Record, state: DebateState,
-           progress: Progress, config: Config, tuning: Tuning, cwd: Path) -> DebateRun:
+def _drive(
+    plan: DebatePlan,
+    context: DebateContext,
+    record: Record,
+    state: DebateState,
+    progress: Progress,
+    config: Config,
+    tuning: Tuning,
+    cwd: Path,
+) -> DebateRun:
     state.pid = os.getpid()
-    lead = Lead(plan, context, record, state, progress, config, environ=tuning.environ,
-                policy=tuning.policy, grace_s=tuning.grace_s)
+    lead = Lead(
+        plan,
+        context,
+        record,
+        state,
+        progress,
+        config,
+        environ=tuning.environ,
+        policy=tuning.policy,
+        grace_s=tuning.grace_s,
+    )
     error: CouncilError | None = None
     started = datetime.now(UTC)
 
@@ -165,8 +218,7 @@ def _drive(plan: DebatePlan, context: DebateContext, record: Record, state: Deba
     return _finish(record, state, cwd, error)
 
 
-def _finish(record: Record, state: DebateState, cwd: Path,
-            error: CouncilError | None) -> DebateRun:
+def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError | None) -> DebateRun:
     exit_code = error.exit_code if error is not None else EXIT_BY_STATUS[state.status]
     state.exit_code = exit_code
     result = build_result(state, _display(record.path, cwd))
@@ -186,14 +238,6 @@ def _council_error(exc: BaseException) -> CouncilError | None:
             if found is not None:
                 return found
     return None
-
-
-def _context_from_json(data: dict[str, Any]) -> DebateContext:
-    files = tuple(FileExcerpt(**f) for f in data.pop("files"))
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()
-              if k in DebateContext.__dataclass_fields__}
-    values["root"] = Path(values["root"])
-    return DebateContext(files=files, **{k: v for k, v in values.items() if k != "files"})
 
 
 def _scratchpad(plan: DebatePlan, cwd: Path) -> Path:
@@ -218,6 +262,8 @@ def _setup_line(plan: DebatePlan, context: DebateContext) -> str:
     redactions = sum(f.redactions for f in context.files)
     lines = sum(f.lines_sent for f in context.files)
     simulated = " (SIMULATED)" if plan.simulated else ""
-    return (f"setup{simulated}: advocate={plan.advocate.cli} critic={plan.critic.cli} "
-            f"proxies={proxies} lead={lead} rounds={plan.rounds} files={len(context.files)} "
-            f"({lines} lines, {redactions} redaction{'s' if redactions != 1 else ''})")
+    return (
+        f"setup{simulated}: advocate={plan.advocate.cli} critic={plan.critic.cli} "
+        f"proxies={proxies} lead={lead} rounds={plan.rounds} files={len(context.files)} "
+        f"({lines} lines, {redactions} redaction{'s' if redactions != 1 else ''})"
+    )

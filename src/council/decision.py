@@ -62,12 +62,14 @@ def parse_decision(text: str, voters: Sequence[str]) -> tuple[dict[str, Any], li
     disagreements = []
     for item in raw.get("disagreements") or []:
         if isinstance(item, dict) and item.get("point"):
-            disagreements.append({
-                "point": str(item["point"]),
-                "ruling": str(item.get("ruling") or ""),
-                "reason": str(item.get("reason") or ""),
-                "loop": bool(item.get("loop", False)),
-            })
+            disagreements.append(
+                {
+                    "point": str(item["point"]),
+                    "ruling": str(item.get("ruling") or ""),
+                    "reason": str(item.get("reason") or ""),
+                    "loop": bool(item.get("loop", False)),
+                }
+            )
     step = raw.get("next_step") if isinstance(raw.get("next_step"), dict) else {}
     confidence = raw.get("confidence")
     if isinstance(confidence, str) and confidence.strip().isdigit():

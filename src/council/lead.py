@@ -90,10 +90,19 @@ class Pending:
 
 
 class Lead:
-    def __init__(self, plan: DebatePlan, context: DebateContext, record: Record,
-                 state: DebateState, progress: Progress, config: Config, *,
-                 environ: Mapping[str, str] | None = None, policy: RetryPolicy | None = None,
-                 grace_s: float = 3.0) -> None:
+    def __init__(
+        self,
+        plan: DebatePlan,
+        context: DebateContext,
+        record: Record,
+        state: DebateState,
+        progress: Progress,
+        config: Config,
+        *,
+        environ: Mapping[str, str] | None = None,
+        policy: RetryPolicy | None = None,
+        grace_s: float = 3.0,
+    ) -> None:
         self.plan = plan
         self.context = context
         self.record = record
@@ -103,8 +112,7 @@ class Lead:
         self.environ = environ
         self.policy = policy
         self.grace_s = grace_s
-        self.bus = Bus(record.append_transcript,
-                       first_seq=len(record.transcript()) + 1)
+        self.bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
         self.workers: dict[str, SeatWorker] = {}
         self.scopes: dict[str, anyio.CancelScope] = {}
         self.ready: dict[str, Mapping[str, Any]] = {}
@@ -121,8 +129,17 @@ class Lead:
         self.record.write_json("state.json", self.state.to_json())
 
     async def note(self, text: str, **meta: Any) -> None:
-        await self.bus.send(Message(Kind.SYSTEM, LEAD, RECORD, text, round=self.state.round,
-                                    phase=self.state.phase, meta=meta))
+        await self.bus.send(
+            Message(
+                Kind.SYSTEM,
+                LEAD,
+                RECORD,
+                text,
+                round=self.state.round,
+                phase=self.state.phase,
+                meta=meta,
+            )
+        )
 
     async def warn(self, text: str) -> None:
         self.state.warn(text)
@@ -163,9 +180,18 @@ class Lead:
         adapter = adapter_for(seat.cli, self.config.clis)
         room = self.record.room(seat.name)
         build_room(room, self.context)
-        worker = SeatWorker(seat, adapter, self.bus, record_dir=self.record.path, room=room,
-                            hard_factor=self.plan.hard_timeout_factor, policy=self.policy,
-                            grace_s=self.grace_s, environ=self.environ, tools=self.tools)
+        worker = SeatWorker(
+            seat,
+            adapter,
+            self.bus,
+            record_dir=self.record.path,
+            room=room,
+            hard_factor=self.plan.hard_timeout_factor,
+            policy=self.policy,
+            grace_s=self.grace_s,
+            environ=self.environ,
+            tools=self.tools,
+        )
         scope = anyio.CancelScope()
         self.workers[seat.name] = worker
         self.scopes[seat.name] = scope
@@ -204,8 +230,9 @@ class Lead:
                     if name in restarted:
                         waiting.pop(name)
                         self.scopes[name].cancel()
-                        await self._drop(seat, f"no READY within {self.plan.ready_timeout_s:g}s"
-                                         " (restarted once)")
+                        await self._drop(
+                            seat, f"no READY within {self.plan.ready_timeout_s:g}s (restarted once)"
+                        )
                     else:
                         restarted.add(name)
                         await self.warn(f"{name} missed READY; restarting it once")
@@ -226,17 +253,27 @@ class Lead:
             return
         resolved = await self.tools.resolve(adapter_for(self.plan.lead.cli, self.config.clis))
         if resolved.tool is None:
-            problems.append(f"the lead's CLI ({self.plan.lead.cli}) cannot run: "
-                            f"{resolved.problem}; choose another with --lead, or --lead caller")
+            problems.append(
+                f"the lead's CLI ({self.plan.lead.cli}) cannot run: "
+                f"{resolved.problem}; choose another with --lead, or --lead caller"
+            )
             return
         self.lead_tool = resolved.tool
-        self._record_seat(self.plan.lead, {"version": resolved.tool.version,
-                                           "path": resolved.tool.command[0]}, "ready")
+        self._record_seat(
+            self.plan.lead,
+            {"version": resolved.tool.version, "path": resolved.tool.command[0]},
+            "ready",
+        )
 
     def _record_seat(self, seat: SeatPlan, meta: Mapping[str, Any], status: str) -> None:
         self.state.seats[seat.name] = {
-            "role": seat.role, "cli": seat.cli, "model": seat.model, "effort": seat.effort,
-            "version": meta.get("version"), "path": meta.get("path"), "status": status,
+            "role": seat.role,
+            "cli": seat.cli,
+            "model": seat.model,
+            "effort": seat.effort,
+            "version": meta.get("version"),
+            "path": meta.get("path"),
+            "status": status,
             "problem": meta.get("problem"),
         }
         self.save()
@@ -262,8 +299,9 @@ class Lead:
             await self.warn(f"the advocate is now {cli}")
             self._start_seat(seat)
             message = await self._receive(self.plan.ready_timeout_s)
-            while message is not None and not (message.kind is Kind.READY
-                                               and message.sender == seat.name):
+            while message is not None and not (
+                message.kind is Kind.READY and message.sender == seat.name
+            ):
                 message = await self._receive(self.plan.ready_timeout_s)
             if message is not None and message.meta.get("ok"):
                 self.ready[seat.name] = message.meta
@@ -271,8 +309,10 @@ class Lead:
                 return
         self.state.status = "failed"
         self.save()
-        raise NoUsableCliError("no CLI left for the advocate seat: install one (see "
-                               f"`council doctor`), then `council resume {self.state.id}`")
+        raise NoUsableCliError(
+            "no CLI left for the advocate seat: install one (see "
+            f"`council doctor`), then `council resume {self.state.id}`"
+        )
 
     async def _shutdown(self) -> None:
         live = [name for name in self.ready if name in self.workers]
@@ -309,8 +349,9 @@ class Lead:
     def _seated(self, seats: tuple[SeatPlan, ...] | list[SeatPlan]) -> list[SeatPlan]:
         return [s for s in seats if s.name in self.ready]
 
-    async def _ask(self, seat: SeatPlan, phase: str, round_no: int, template: str,
-                   limit: int, **values: Any) -> Pending | Contribution:
+    async def _ask(
+        self, seat: SeatPlan, phase: str, round_no: int, template: str, limit: int, **values: Any
+    ) -> Pending | Contribution:
         """Send one ACTION DM, or reuse the reply a previous run already stored."""
         stem = f"{seat.name}-r{round_no}"
         stored = self.state.contribution(stem)
@@ -318,24 +359,51 @@ class Lead:
             await self.note(f"reused {stem} from the record", stem=stem)
             self.progress.seat(seat.name, phase=phase, state="reused", words=stored.words)
             return stored
-        prompt = render(template, phase=phase, role=seat.role, round=round_no,
-                        question=self.plan.question, technical=self.state.technical,
-                        limit=limit, **values)
+        prompt = render(
+            template,
+            phase=phase,
+            role=seat.role,
+            round=round_no,
+            question=self.plan.question,
+            technical=self.state.technical,
+            limit=limit,
+            **values,
+        )
         worker = self.workers[seat.name]
         soft = worker.soft_timeout_s
-        await self.bus.send(Message(
-            Kind.DM, LEAD, seat.name, action_body(phase, f"round={round_no} limit={limit}"),
-            round=round_no, phase=phase,
-            meta={"stem": stem, "prompt_file": f"{stem}-prompt.md", "limit": limit},
-            payload=Ask(prompt=prompt, stem=stem, limit=limit),
-        ))
-        self.progress.seat(seat.name, phase=phase, state="asked",
-                           started=anyio.current_time(), timeout_s=soft, words=None)
-        return Pending(seat, stem, phase, round_no, anyio.current_time(), soft,
-                       soft * self.plan.hard_timeout_factor)
+        await self.bus.send(
+            Message(
+                Kind.DM,
+                LEAD,
+                seat.name,
+                action_body(phase, f"round={round_no} limit={limit}"),
+                round=round_no,
+                phase=phase,
+                meta={"stem": stem, "prompt_file": f"{stem}-prompt.md", "limit": limit},
+                payload=Ask(prompt=prompt, stem=stem, limit=limit),
+            )
+        )
+        self.progress.seat(
+            seat.name,
+            phase=phase,
+            state="asked",
+            started=anyio.current_time(),
+            timeout_s=soft,
+            words=None,
+        )
+        return Pending(
+            seat,
+            stem,
+            phase,
+            round_no,
+            anyio.current_time(),
+            soft,
+            soft * self.plan.hard_timeout_factor,
+        )
 
-    async def _gather(self, asked: list[Pending | Contribution], *,
-                      progressive: bool) -> list[Contribution]:
+    async def _gather(
+        self, asked: list[Pending | Contribution], *, progressive: bool
+    ) -> list[Contribution]:
         """Wait for the asked seats. With `progressive`, move on when all but one answered
         and the missing one has run its soft timeout; it becomes a straggler."""
         done = {a.stem: a for a in asked if isinstance(a, Contribution)}
@@ -353,9 +421,11 @@ class Lead:
                     self.progress.info(
                         f"{last.phase} {last.seat.name} waiting {last.soft_s:.0f}/"
                         f"{last.hard_s:.0f}s: moving on with {len(done)}/{len(asked)} "
-                        "(progressive wait)")
-                    await self.note(f"moving on without {last.seat.name} (progressive wait)",
-                                    stem=last.stem)
+                        "(progressive wait)"
+                    )
+                    await self.note(
+                        f"moving on without {last.seat.name} (progressive wait)", stem=last.stem
+                    )
                     break
                 horizon = min(horizon, move_on_at)
             elif now >= horizon:
@@ -388,24 +458,40 @@ class Lead:
             if status == Status.OK:
                 status = "late"
         contribution = Contribution(
-            stem=meta["stem"], seat=seat.name, role=seat.role, phase=message.phase or "",
-            round=message.round or 0, status=status, text=message.body, cli=meta["cli"],
-            model=meta.get("model"), words=meta["words"], truncated=meta["truncated"],
-            original_words=meta["original_words"], latency_s=meta["latency_s"],
-            attempts=meta["attempts"], exit_code=meta["exit_code"],
-            stderr_tail=meta.get("stderr_tail", ""), detail=meta.get("detail", ""),
-            prompt_file=meta["prompt_file"], response_file=meta["response_file"],
+            stem=meta["stem"],
+            seat=seat.name,
+            role=seat.role,
+            phase=message.phase or "",
+            round=message.round or 0,
+            status=status,
+            text=message.body,
+            cli=meta["cli"],
+            model=meta.get("model"),
+            words=meta["words"],
+            truncated=meta["truncated"],
+            original_words=meta["original_words"],
+            latency_s=meta["latency_s"],
+            attempts=meta["attempts"],
+            exit_code=meta["exit_code"],
+            stderr_tail=meta.get("stderr_tail", ""),
+            detail=meta.get("detail", ""),
+            prompt_file=meta["prompt_file"],
+            response_file=meta["response_file"],
         )
         self.state.store(contribution)
         self.save()
         self.progress.seat(seat.name, state=status, started=None, words=contribution.words)
         cut = f" (truncated from {contribution.original_words})" if contribution.truncated else ""
-        shown = (f"{contribution.words} words{cut} {contribution.latency_s:.1f}s"
-                 if contribution.answered else contribution.detail)
+        shown = (
+            f"{contribution.words} words{cut} {contribution.latency_s:.1f}s"
+            if contribution.answered
+            else contribution.detail
+        )
         self.progress.info(f"{contribution.phase} {seat.name} {status} {shown}")
         self.progress.detail(f"  argv: {' '.join(meta.get('argv', []))}")
-        self.progress.detail(f"  {meta['attempts']} attempt(s), {meta['latency_s']}s, exit "
-                             f"{meta['exit_code']}")
+        self.progress.detail(
+            f"  {meta['attempts']} attempt(s), {meta['latency_s']}s, exit {meta['exit_code']}"
+        )
         if contribution.stderr_tail:
             self.progress.detail("  stderr: " + contribution.stderr_tail.replace("\n", "\n  "))
         if late:
@@ -414,10 +500,16 @@ class Lead:
 
     def _lost(self, pending: Pending) -> Contribution:
         contribution = Contribution(
-            stem=pending.stem, seat=pending.seat.name, role=pending.seat.role,
-            phase=pending.phase, round=pending.round, status="error",
-            text=f"{pending.seat.name} error: no answer from its worker", cli=pending.seat.cli,
-            detail="no answer from its worker")
+            stem=pending.stem,
+            seat=pending.seat.name,
+            role=pending.seat.role,
+            phase=pending.phase,
+            round=pending.round,
+            status="error",
+            text=f"{pending.seat.name} error: no answer from its worker",
+            cli=pending.seat.cli,
+            detail="no answer from its worker",
+        )
         self.state.store(contribution)
         self.save()
         return contribution
@@ -429,8 +521,11 @@ class Lead:
 
     def position(self) -> Contribution | None:
         """The advocate's latest answer: what the challengers debate."""
-        mine = [c for c in self.state.contributions()
-                if c.seat == self.plan.advocate.name and c.answered]
+        mine = [
+            c
+            for c in self.state.contributions()
+            if c.seat == self.plan.advocate.name and c.answered
+        ]
         return mine[-1] if mine else None
 
     def round_block(self, round_no: int) -> str:
@@ -439,27 +534,38 @@ class Lead:
         views = [c for c in self.state.contributions() if c.seat != self.plan.advocate.name]
         lines = [f"## Round {round_no} context", ""]
         if position is not None:
-            lines += [f"### Position under debate (advocate, round {position.round}, "
-                      f"{position.phase})", position.text, ""]
+            lines += [
+                f"### Position under debate (advocate, round {position.round}, {position.phase})",
+                position.text,
+                "",
+            ]
         lines.append("### Views already received")
         for view in views:
-            lines.append(f"- {view.seat} (round {view.round}, {view.status}): "
-                         f"{_first_words(view.text, 40)}")
+            lines.append(
+                f"- {view.seat} (round {view.round}, {view.status}): {_first_words(view.text, 40)}"
+            )
         if not views:
             lines.append("(none yet)")
         return "\n".join(lines)
 
     async def proposal(self, round_no: int) -> None:
         await self.enter("PROPOSAL", round_no)
-        asked = await self._ask(self.plan.advocate, "PROPOSAL", round_no, "proposal",
-                                self._words("proposal"), files=files_block(self.context))
+        asked = await self._ask(
+            self.plan.advocate,
+            "PROPOSAL",
+            round_no,
+            "proposal",
+            self._words("proposal"),
+            files=files_block(self.context),
+        )
         (proposal,) = await self._gather([asked], progressive=False)
         if not proposal.answered:
             self.state.status = "failed"
             self.save()
             raise NoUsableCliError(
                 f"the advocate ({self.plan.advocate.cli}) could not write the proposal: "
-                f"{proposal.detail}; fix that, then `council resume {self.state.id}`")
+                f"{proposal.detail}; fix that, then `council resume {self.state.id}`"
+            )
 
     async def challenge_and_respond(self, round_no: int) -> None:
         await self.enter("CHALLENGE", round_no)
@@ -468,12 +574,28 @@ class Lead:
         asks = []
         for seat in self._seated(self.plan.challengers):
             if seat.role == "critic":
-                asks.append(await self._ask(seat, "CHALLENGE", round_no, "challenge_critic",
-                                            self._words("challenge"), round_block=block,
-                                            files=files))
+                asks.append(
+                    await self._ask(
+                        seat,
+                        "CHALLENGE",
+                        round_no,
+                        "challenge_critic",
+                        self._words("challenge"),
+                        round_block=block,
+                        files=files,
+                    )
+                )
             else:
-                asks.append(await self._ask(seat, "CHALLENGE", round_no, "challenge_proxy",
-                                            self._words("proxy"), round_block=block))
+                asks.append(
+                    await self._ask(
+                        seat,
+                        "CHALLENGE",
+                        round_no,
+                        "challenge_proxy",
+                        self._words("proxy"),
+                        round_block=block,
+                    )
+                )
         challenges = await self._gather(asks, progressive=True)
         await self.respond(round_no, challenges)
 
@@ -482,17 +604,24 @@ class Lead:
         position = self.position()
         late, self.unseen_late = self.unseen_late, []
         asked = await self._ask(
-            self.plan.advocate, "RESPOND", round_no, "respond", self._words("respond"),
-            files=files_block(self.context), position=position.text if position else "",
-            challenges=challenges, late=late)
+            self.plan.advocate,
+            "RESPOND",
+            round_no,
+            "respond",
+            self._words("respond"),
+            files=files_block(self.context),
+            position=position.text if position else "",
+            challenges=challenges,
+            late=late,
+        )
         await self._gather([asked], progressive=False)
 
     def refresh_context(self, round_no: int) -> None:
         """CONTEXT REFRESH: facts learned in round `round_no`, tagged [R<n>]."""
-        texts = [c.text for c in self.state.contributions()
-                 if c.round == round_no and c.answered]
-        self.state.technical = list(refresh_technical_context(
-            self.state.technical, texts, round_no, limit=20))
+        texts = [c.text for c in self.state.contributions() if c.round == round_no and c.answered]
+        self.state.technical = list(
+            refresh_technical_context(self.state.technical, texts, round_no, limit=20)
+        )
         self.save()
 
     async def rebuttal_and_final_summary(self, round_no: int) -> None:
@@ -500,22 +629,40 @@ class Lead:
         block = self.round_block(round_no)
         position = self.position()
         late, self.unseen_late = self.unseen_late, []
-        views = [c for c in self.state.contributions()
-                 if c.seat != self.plan.advocate.name and c.answered]
-        asks = [await self._ask(self.plan.advocate, "FINAL_SUMMARY", round_no, "final_summary",
-                                self._words("final_summary"),
-                                position=position.text if position else "", views=views,
-                                late=late)]
+        views = [
+            c
+            for c in self.state.contributions()
+            if c.seat != self.plan.advocate.name and c.answered
+        ]
+        asks = [
+            await self._ask(
+                self.plan.advocate,
+                "FINAL_SUMMARY",
+                round_no,
+                "final_summary",
+                self._words("final_summary"),
+                position=position.text if position else "",
+                views=views,
+                late=late,
+            )
+        ]
         for seat in self._seated(self.plan.challengers):
-            asks.append(await self._ask(seat, "REBUTTAL", round_no, "rebuttal",
-                                        self._words("rebuttal"), round_block=block))
+            asks.append(
+                await self._ask(
+                    seat,
+                    "REBUTTAL",
+                    round_no,
+                    "rebuttal",
+                    self._words("rebuttal"),
+                    round_block=block,
+                )
+            )
         await self._gather(asks, progressive=True)
 
     async def wait_for_stragglers(self) -> None:
         while self.stragglers:
             now = anyio.current_time()
-            horizon = min(p.sent_at + p.hard_s + _WORKER_MARGIN_S
-                          for p in self.stragglers.values())
+            horizon = min(p.sent_at + p.hard_s + _WORKER_MARGIN_S for p in self.stragglers.values())
             message = await self._receive(max(0.0, horizon - now))
             if message is None and anyio.current_time() >= horizon:
                 for stem, pending in list(self.stragglers.items()):
@@ -536,13 +683,23 @@ class Lead:
         build_room(room, self.context)
         await self.note(f"lead calls {seat.cli}", stem=stem)
         outcome = await run_call(
-            adapter, self.lead_tool, prompt, room=room,
+            adapter,
+            self.lead_tool,
+            prompt,
+            room=room,
             files=CallFiles(self.record.path, stem),
             timeouts=Timeouts(soft, soft * self.plan.hard_timeout_factor, self.grace_s),
-            policy=self.policy, model=seat.model, effort=seat.effort, environ=self.environ)
+            policy=self.policy,
+            model=seat.model,
+            effort=seat.effort,
+            environ=self.environ,
+        )
         self.state.calls[stem] = {
-            "by": "lead", "status": outcome.status.value, "attempts": len(outcome.attempts),
-            "latency_s": round(outcome.latency_s, 2), "detail": outcome.detail,
+            "by": "lead",
+            "status": outcome.status.value,
+            "attempts": len(outcome.attempts),
+            "latency_s": round(outcome.latency_s, 2),
+            "detail": outcome.detail,
             "text": outcome.text,
         }
         self.save()
@@ -558,19 +715,26 @@ class Lead:
             text = stored["text"]
         else:
             await self.enter("CONVERGENCE", round_no)
-            prompt = render("convergence", round=round_no, question=self.plan.question,
-                            contributions=self.state.contributions(), limit=CONVERGENCE_WORDS)
+            prompt = render(
+                "convergence",
+                round=round_no,
+                question=self.plan.question,
+                contributions=self.state.contributions(),
+                limit=CONVERGENCE_WORDS,
+            )
             outcome = await self._call_lead(stem, prompt)
             text = outcome.text if outcome.status is Status.OK else ""
         verdict = parse_convergence(text)
         if verdict is None:
-            await self.warn(f"convergence check unreadable after round {round_no}; "
-                            "running the extra cycle")
+            await self.warn(
+                f"convergence check unreadable after round {round_no}; running the extra cycle"
+            )
             return False
         converged, open_points = verdict
-        self.progress.info(f"convergence after round {round_no}: "
-                           + ("no open blocking disagreement" if converged
-                              else f"{len(open_points)} open"))
+        self.progress.info(
+            f"convergence after round {round_no}: "
+            + ("no open blocking disagreement" if converged else f"{len(open_points)} open")
+        )
         return converged
 
     async def decide(self, round_no: int) -> None:
@@ -581,11 +745,20 @@ class Lead:
         challenges = [c for c in contributions if c.phase == "CHALLENGE" and c.answered]
         self.state.unchallenged = len(challenges) < self.plan.quorum
         if self.state.unchallenged:
-            await self.warn(f"only {len(challenges)} challenge(s) for a quorum of "
-                            f"{self.plan.quorum}: the DECISION is unchallenged")
-        prompt = render("decision", round=round_no, question=self.plan.question,
-                        technical=self.state.technical, contributions=contributions,
-                        loops=loops, voters=voters, limit=DECISION_WORDS)
+            await self.warn(
+                f"only {len(challenges)} challenge(s) for a quorum of "
+                f"{self.plan.quorum}: the DECISION is unchallenged"
+            )
+        prompt = render(
+            "decision",
+            round=round_no,
+            question=self.plan.question,
+            technical=self.state.technical,
+            contributions=contributions,
+            loops=loops,
+            voters=voters,
+            limit=DECISION_WORDS,
+        )
         synthesized = True
         if self.plan.lead is None:
             self.record.write_text("lead-decision-prompt.md", prompt)
@@ -597,8 +770,9 @@ class Lead:
             decision["unchallenged"] = self.state.unchallenged
             _mark_loops(decision, loops)
         self.state.decision = decision
-        self.state.status = ("degraded" if self.state.unchallenged or not synthesized
-                             else "completed")
+        self.state.status = (
+            "degraded" if self.state.unchallenged or not synthesized else "completed"
+        )
         self.save()
 
     async def _synthesize(self, prompt: str, voters: list[str]) -> tuple[dict[str, Any], bool]:
@@ -611,30 +785,64 @@ class Lead:
                 await self.warn(f"the DECISION could not be synthesized: {outcome.detail}")
                 return raw_text_decision(
                     f"The lead could not synthesize a DECISION ({outcome.status.value}: "
-                    f"{outcome.detail}). See the debate record below."), False
+                    f"{outcome.detail}). See the debate record below."
+                ), False
             text = outcome.text
         try:
             decision, problems = parse_decision(text, voters)
         except DecisionUnreadable as first_problem:
-            repair = render("repair", question=self.plan.question, previous=text,
-                            problem=str(first_problem), voters=voters, limit=DECISION_WORDS)
+            repair = render(
+                "repair",
+                question=self.plan.question,
+                previous=text,
+                problem=str(first_problem),
+                voters=voters,
+                limit=DECISION_WORDS,
+            )
             outcome = await self._call_lead("lead-decision-repair", repair)
             try:
                 decision, problems = parse_decision(outcome.text, voters)
             except DecisionUnreadable as second_problem:
-                await self.warn(f"the DECISION reply was not valid JSON ({second_problem}), "
-                                "even after one repair: kept as raw text, confidence unknown")
+                await self.warn(
+                    f"the DECISION reply was not valid JSON ({second_problem}), "
+                    "even after one repair: kept as raw text, confidence unknown"
+                )
                 return raw_text_decision(text), True
         for problem in problems:
             await self.warn(problem)
         return decision, True
 
 
-_STOP = frozenset({
-    "that", "this", "with", "from", "have", "will", "would", "should", "could", "their",
-    "there", "about", "which", "when", "what", "into", "also", "than", "then", "them", "they",
-    "your", "more", "most", "only", "just",
-})
+_STOP = frozenset(
+    {
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "will",
+        "would",
+        "should",
+        "could",
+        "their",
+        "there",
+        "about",
+        "which",
+        "when",
+        "what",
+        "into",
+        "also",
+        "than",
+        "then",
+        "them",
+        "they",
+        "your",
+        "more",
+        "most",
+        "only",
+        "just",
+    }
+)
 _EVIDENCE = re.compile(r"[\w./-]+\.\w{1,5}\b|\b\w+\(\)|`[^`]+`|\b\d+(?:\.\d+)?\b")
 
 
@@ -664,11 +872,11 @@ def find_loops(contributions: list[Contribution], advocate: str) -> list[str]:
             if not after:
                 continue
             overlap = len(before & after) / len(after)
-            new_evidence = set(_EVIDENCE.findall(later.text)) - set(
-                _EVIDENCE.findall(earlier.text))
+            new_evidence = set(_EVIDENCE.findall(later.text)) - set(_EVIDENCE.findall(earlier.text))
             if overlap >= 0.7 and not new_evidence:
-                loops.append(f"{seat}, rounds {earlier.round}-{later.round}: "
-                             f"{_first_words(later.text, 25)}")
+                loops.append(
+                    f"{seat}, rounds {earlier.round}-{later.round}: {_first_words(later.text, 25)}"
+                )
     return loops
 
 
@@ -677,13 +885,15 @@ def _mark_loops(decision: dict[str, Any], loops: list[str]) -> None:
     if not loops:
         return
     marked = [d for d in decision["disagreements"] if d["loop"]]
-    for point in loops[len(marked):]:
-        decision["disagreements"].append({
-            "point": point,
-            "ruling": "Settled by the lead's recommendation above.",
-            "reason": "Raised again in the next round without new evidence.",
-            "loop": True,
-        })
+    for point in loops[len(marked) :]:
+        decision["disagreements"].append(
+            {
+                "point": point,
+                "ruling": "Settled by the lead's recommendation above.",
+                "reason": "Raised again in the next round without new evidence.",
+                "loop": True,
+            }
+        )
 
 
 __all__ = ["EVERYONE", "Lead", "find_loops", "run_debate"]

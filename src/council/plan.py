@@ -32,8 +32,9 @@ def parse_seat_spec(text: str) -> SeatSpec:
     spec, _, effort = text.strip().partition("#")
     cli, _, model = spec.partition(":")
     if not cli:
-        raise UsageError(f"bad seat spec '{text}': expected cli[:model][#effort], "
-                         "e.g. codex:gpt-5.3-codex#high")
+        raise UsageError(
+            f"bad seat spec '{text}': expected cli[:model][#effort], e.g. codex:gpt-5.3-codex#high"
+        )
     if effort and effort not in EFFORTS:
         raise UsageError(f"bad effort '{effort}' in '{text}': use one of {', '.join(EFFORTS)}")
     return SeatSpec(cli.strip().lower(), model.strip() or None, effort.strip() or None)
@@ -119,16 +120,18 @@ class DebatePlan:
         return cls(**values)
 
 
-def resolve_plan(flags: DebateFlags, config: Config,
-                 installed: Callable[[str], bool] | None = None) -> DebatePlan:
+def resolve_plan(
+    flags: DebateFlags, config: Config, installed: Callable[[str], bool] | None = None
+) -> DebatePlan:
     """The one place where flags, preset, config file and defaults meet."""
     is_installed = installed or (lambda name: adapter_for(name, config.clis).locate() is not None)
     preset = None
     if flags.preset is not None:
         preset = config.presets.get(flags.preset)
         if preset is None:
-            raise UsageError(f"unknown preset '{flags.preset}': use one of "
-                             f"{', '.join(config.presets)}")
+            raise UsageError(
+                f"unknown preset '{flags.preset}': use one of {', '.join(config.presets)}"
+            )
     debate = config.debate
 
     rounds = _first(flags.rounds, preset and preset.rounds, debate.rounds)
@@ -137,15 +140,18 @@ def resolve_plan(flags: DebateFlags, config: Config,
     quorum = _first(flags.quorum, preset and preset.quorum, debate.quorum)
     effort = _first(flags.effort, preset and preset.effort)
     models = {**(preset.models if preset else {}), **_pairs(flags.models, ":", "--model")}
-    timeouts = {cli: _seconds(value, cli) for cli, value in
-                _pairs(flags.timeouts, "=", "--timeout").items()}
+    timeouts = {
+        cli: _seconds(value, cli) for cli, value in _pairs(flags.timeouts, "=", "--timeout").items()
+    }
 
     def seat(name: str, role: str, spec: SeatSpec) -> SeatPlan:
         cli = spec.cli
         if flags.sim and adapter_for(cli, config.clis).settings.adapter != "sim":
             cli = "sim"
         return SeatPlan(
-            name=name, role=role, cli=cli,
+            name=name,
+            role=role,
+            cli=cli,
             model=spec.model or models.get(spec.cli),
             effort=spec.effort or effort,
             soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
@@ -165,8 +171,10 @@ def resolve_plan(flags: DebateFlags, config: Config,
         else:
             first = next((n for n in VENDOR_ORDER if is_installed(n)), None)
             if first is None:
-                raise NoUsableCliError("no AI CLI found for the advocate seat: install one "
-                                       "(see `council doctor`) or try council offline with --sim")
+                raise NoUsableCliError(
+                    "no AI CLI found for the advocate seat: install one "
+                    "(see `council doctor`) or try council offline with --sim"
+                )
             advocate_spec = SeatSpec(first)
     critic_spec = spec_of(_first(flags.critic, config.roles.critic))
     if critic_spec is None:
@@ -181,7 +189,8 @@ def resolve_plan(flags: DebateFlags, config: Config,
         lead = None
     else:
         lead_spec = spec_of(lead_text) or SeatSpec(
-            "claude" if is_installed("claude") and not flags.sim else advocate_spec.cli)
+            "claude" if is_installed("claude") and not flags.sim else advocate_spec.cli
+        )
         lead = seat("lead", "lead", lead_spec)
 
     proxy_texts = _first(flags.proxies, preset.proxies if preset else None, config.roles.proxies)
@@ -189,9 +198,11 @@ def resolve_plan(flags: DebateFlags, config: Config,
     proxy_specs: list[SeatSpec] = []
     for text in proxy_texts or ():
         if text.strip().lower() == "auto":
-            proxy_specs += [SeatSpec(n) for n in VENDOR_ORDER
-                            if is_installed(n) and n not in seated
-                            and n not in {s.cli for s in proxy_specs}]
+            proxy_specs += [
+                SeatSpec(n)
+                for n in VENDOR_ORDER
+                if is_installed(n) and n not in seated and n not in {s.cli for s in proxy_specs}
+            ]
         else:
             proxy_specs.append(spec_of(text))  # type: ignore[arg-type]
     proxies: list[SeatPlan] = []
@@ -246,8 +257,10 @@ def _pairs(items: Sequence[str], sep: str, flag: str) -> dict[str, str]:
     for item in (part for text in items for part in text.split(",") if part.strip()):
         key, found, value = item.partition(sep)
         if not found or not key.strip() or not value.strip():
-            raise UsageError(f"bad {flag} value '{item}': expected cli{sep}value, "
-                             f"e.g. {'codex:gpt-5.2' if sep == ':' else 'codex=900'}")
+            raise UsageError(
+                f"bad {flag} value '{item}': expected cli{sep}value, "
+                f"e.g. {'codex:gpt-5.2' if sep == ':' else 'codex=900'}"
+            )
         pairs[key.strip().lower()] = value.strip()
     return pairs
 
@@ -258,6 +271,5 @@ def _seconds(value: str, cli: str) -> float:
     except ValueError:
         seconds = -1
     if seconds <= 0:
-        raise UsageError(f"bad --timeout for {cli}: '{value}' is not a positive number of "
-                         "seconds")
+        raise UsageError(f"bad --timeout for {cli}: '{value}' is not a positive number of seconds")
     return seconds

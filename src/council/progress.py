@@ -24,8 +24,14 @@ class SeatLine:
 
 
 class Progress:
-    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False,
-                 verbose: bool = False, live: bool | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        quiet: bool = False,
+        verbose: bool = False,
+        live: bool | None = None,
+    ) -> None:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.verbose = verbose
@@ -94,6 +100,7 @@ class Progress:
             elapsed = "" if line.started is None else f"{now - line.started:5.0f}s"
             limit = f" / {line.timeout_s:.0f}s" if line.timeout_s and line.started else ""
             words = f"  {line.words} words" if line.words is not None else ""
-            self.stream.write(f"  {name.ljust(width)}  {line.phase:<13} {line.state:<12}"
-                              f"{elapsed}{limit}{words}\n")
+            self.stream.write(
+                f"  {name.ljust(width)}  {line.phase:<13} {line.state:<12}{elapsed}{limit}{words}\n"
+            )
         self._drawn = len(self.seats)

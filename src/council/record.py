@@ -53,8 +53,9 @@ class Record:
         path = scratchpad / name
         if not ID_PATTERN.match(name) or not (path / STATE).is_file():
             known = ", ".join(r.id for r in list_records(scratchpad)[:3]) or "none"
-            raise UsageError(f"no debate '{debate_id}' in {scratchpad} (recent: {known}); "
-                             "see `council list`")
+            raise UsageError(
+                f"no debate '{debate_id}' in {scratchpad} (recent: {known}); see `council list`"
+            )
         return cls(path)
 
     def file(self, name: str) -> Path:
@@ -70,8 +71,9 @@ class Record:
         return json.loads(self.file(name).read_text(encoding="utf-8"))
 
     def append_transcript(self, entry: dict[str, Any]) -> None:
-        append_private(self.file(TRANSCRIPT),
-                       json.dumps(entry, ensure_ascii=False, default=str) + "\n")
+        append_private(
+            self.file(TRANSCRIPT), json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        )
 
     def transcript(self) -> list[dict[str, Any]]:
         path = self.file(TRANSCRIPT)
@@ -92,6 +94,9 @@ class Record:
 def list_records(scratchpad: Path) -> list[Record]:
     if not scratchpad.is_dir():
         return []
-    found = [Record(p) for p in scratchpad.iterdir()
-             if ID_PATTERN.match(p.name) and (p / STATE).is_file()]
+    found = [
+        Record(p)
+        for p in scratchpad.iterdir()
+        if ID_PATTERN.match(p.name) and (p / STATE).is_file()
+    ]
     return sorted(found, key=lambda r: r.id, reverse=True)

@@ -30,26 +30,34 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
         name = seat_plan["name"]
         info = state.seats.get(name, {})
         mine = [c for c in contributions if c.seat == name]
-        lead_calls = [v for v in state.calls.values() if v.get("seat") is None
-                      and v.get("by") == name]
+        lead_calls = [
+            v for v in state.calls.values() if v.get("seat") is None and v.get("by") == name
+        ]
         statuses = [c.status for c in mine] + [v["status"] for v in lead_calls]
         failed = [s for s in statuses if s not in ("ok", "late")]
-        seats.append({
-            "name": name,
-            "role": seat_plan["role"],
-            "cli": info.get("cli", seat_plan["cli"]),
-            "model": seat_plan["model"],
-            "effort": seat_plan["effort"],
-            "version": info.get("version"),
-            "status": info.get("status") if info.get("status") == "dropped" else
-            (failed[-1] if failed else ("ok" if statuses else info.get("status", "ready"))),
-            "calls": len(statuses),
-            "retries": sum(max(0, c.attempts - 1) for c in mine)
-            + sum(max(0, v.get("attempts", 1) - 1) for v in lead_calls),
-            "latency_s": round(sum(c.latency_s for c in mine)
-                               + sum(v.get("latency_s", 0) for v in lead_calls), 1),
-            "words_out": sum(c.words for c in mine),
-        })
+        seats.append(
+            {
+                "name": name,
+                "role": seat_plan["role"],
+                "cli": info.get("cli", seat_plan["cli"]),
+                "model": seat_plan["model"],
+                "effort": seat_plan["effort"],
+                "version": info.get("version"),
+                "status": info.get("status")
+                if info.get("status") == "dropped"
+                else (
+                    failed[-1] if failed else ("ok" if statuses else info.get("status", "ready"))
+                ),
+                "calls": len(statuses),
+                "retries": sum(max(0, c.attempts - 1) for c in mine)
+                + sum(max(0, v.get("attempts", 1) - 1) for v in lead_calls),
+                "latency_s": round(
+                    sum(c.latency_s for c in mine) + sum(v.get("latency_s", 0) for v in lead_calls),
+                    1,
+                ),
+                "words_out": sum(c.words for c in mine),
+            }
+        )
     decision_prompt = None
     if state.decision_prompt_file:
         path = Path(scratchpad) / state.decision_prompt_file
@@ -60,17 +68,26 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
         "question": state.question,
         "status": state.status,
         "simulated": bool(plan.get("simulated")),
-        "rounds": {"requested": plan["rounds"], "run": state.rounds_run,
-                   "stopped_early": state.stopped_early},
+        "rounds": {
+            "requested": plan["rounds"],
+            "run": state.rounds_run,
+            "stopped_early": state.stopped_early,
+        },
         "started_at": state.started_at,
         "finished_at": state.finished_at,
         "duration_s": round(state.duration_s, 1),
         "seats": seats,
         "contributions": [
             {
-                "seat": c.seat, "phase": c.phase, "round": c.round, "status": c.status,
-                "text": c.text, "words": c.words, "truncated": c.truncated,
-                "original_words": c.original_words, "latency_s": round(c.latency_s, 1),
+                "seat": c.seat,
+                "phase": c.phase,
+                "round": c.round,
+                "status": c.status,
+                "text": c.text,
+                "words": c.words,
+                "truncated": c.truncated,
+                "original_words": c.original_words,
+                "latency_s": round(c.latency_s, 1),
                 "attempts": c.attempts,
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
             }
@@ -101,8 +118,10 @@ def render_markdown(result: dict[str, Any]) -> str:
     decision = result["decision"] or {}
     simulated = " (SIMULATED)" if result["simulated"] else ""
     lines = [f"# DECISION{simulated}: {result['question']}"]
-    lines.append("Participants: " + ", ".join(
-        f"{s['name']} ({s['model'] or s['cli']})" for s in result["seats"]))
+    lines.append(
+        "Participants: "
+        + ", ".join(f"{s['name']} ({s['model'] or s['cli']})" for s in result["seats"])
+    )
     confidence = decision.get("confidence")
     status = result["status"]
     if decision.get("unchallenged"):
@@ -110,13 +129,20 @@ def render_markdown(result: dict[str, Any]) -> str:
     lines.append(
         f"Status: {status} · rounds {result['rounds']['run']}/{result['rounds']['requested']}"
         f" · {_duration(result['duration_s'])} · confidence "
-        + (f"{confidence}/100" if confidence is not None else "n/a"))
+        + (f"{confidence}/100" if confidence is not None else "n/a")
+    )
     for warning in result["warnings"]:
         lines.append(f"> warning: {warning}")
     if result.get("decision_prompt"):
-        lines += ["", "## Decision prompt (for the calling agent)",
-                  "No DECISION was synthesized (`--lead caller`): answer this prompt to write it.",
-                  "", "````markdown", result["decision_prompt"].rstrip(), "````"]
+        lines += [
+            "",
+            "## Decision prompt (for the calling agent)",
+            "No DECISION was synthesized (`--lead caller`): answer this prompt to write it.",
+            "",
+            "````markdown",
+            result["decision_prompt"].rstrip(),
+            "````",
+        ]
     else:
         lines += ["", "## Recommendation", decision.get("recommendation") or "(none)"]
         lines += ["", "## Consensus"] + [f"- {p}" for p in decision.get("consensus") or ["(none)"]]
@@ -125,21 +151,29 @@ def render_markdown(result: dict[str, Any]) -> str:
             lines += ["| point | ruling | reason |", "|---|---|---|"]
             for d in decision["disagreements"]:
                 loop = " (loop)" if d.get("loop") else ""
-                lines.append(f"| {_cell(d['point'])}{loop} | {_cell(d['ruling'])} | "
-                             f"{_cell(d['reason'])} |")
+                lines.append(
+                    f"| {_cell(d['point'])}{loop} | {_cell(d['ruling'])} | {_cell(d['reason'])} |"
+                )
         else:
             lines.append("(none)")
         lines += ["", "## Accepted trade-offs"] + [
-            f"- {t}" for t in decision.get("tradeoffs") or ["(none)"]]
+            f"- {t}" for t in decision.get("tradeoffs") or ["(none)"]
+        ]
         lines += ["", "## Blocking concerns"] + (
             [f"- {b}" for b in decision["blocking_concerns"]]
-            if decision.get("blocking_concerns") else ["None - proceed"])
+            if decision.get("blocking_concerns")
+            else ["None - proceed"]
+        )
         step = decision.get("next_step") or {}
-        lines += ["", "## Next step",
-                  f"- Action: {step.get('action') or '(none)'}",
-                  f"- Verify: `{step.get('verify_command')}`" if step.get("verify_command")
-                  else "- Verify: (none)",
-                  f"- Done when: {step.get('done_criterion') or '(none)'}"]
+        lines += [
+            "",
+            "## Next step",
+            f"- Action: {step.get('action') or '(none)'}",
+            f"- Verify: `{step.get('verify_command')}`"
+            if step.get("verify_command")
+            else "- Verify: (none)",
+            f"- Done when: {step.get('done_criterion') or '(none)'}",
+        ]
         lines += ["", "## Votes", "| seat | vote |", "|---|---|"]
         lines += [f"| {seat} | {vote} |" for seat, vote in (decision.get("votes") or {}).items()]
     lines += ["", "## Debate record"]
@@ -149,6 +183,10 @@ def render_markdown(result: dict[str, Any]) -> str:
             current = c["round"]
             lines += ["", f"### Round {current}"]
         cut = f", truncated from {c['original_words']} words" if c["truncated"] else ""
-        lines += ["", f"**{c['seat']}**, {c['phase']} ({c['status']}, {c['words']} words{cut})",
-                  "", c["text"]]
+        lines += [
+            "",
+            f"**{c['seat']}**, {c['phase']} ({c['status']}, {c['words']} words{cut})",
+            "",
+            c["text"],
+        ]
     return "\n".join(lines).rstrip() + "\n"

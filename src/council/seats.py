@@ -56,10 +56,20 @@ def mask_argv(argv: tuple[str, ...]) -> list[str]:
 
 
 class SeatWorker:
-    def __init__(self, plan: SeatPlan, adapter: Adapter, bus: Bus, *, record_dir: Path,
-                 room: Path, hard_factor: float, policy: RetryPolicy | None = None,
-                 grace_s: float = 3.0, environ: Mapping[str, str] | None = None,
-                 tools: ToolCache | None = None) -> None:
+    def __init__(
+        self,
+        plan: SeatPlan,
+        adapter: Adapter,
+        bus: Bus,
+        *,
+        record_dir: Path,
+        room: Path,
+        hard_factor: float,
+        policy: RetryPolicy | None = None,
+        grace_s: float = 3.0,
+        environ: Mapping[str, str] | None = None,
+        tools: ToolCache | None = None,
+    ) -> None:
         self.plan = plan
         self.adapter = adapter
         self.bus = bus
@@ -86,8 +96,15 @@ class SeatWorker:
         inbox = self.bus.subscribe(self.name)
         resolved = await self.tools.resolve(self.adapter)
         self.tool = resolved.tool
-        await self.bus.send(Message(Kind.READY, self.name, LEAD, f"READY:{self.name}",
-                                    meta=self._report(resolved.problem)))
+        await self.bus.send(
+            Message(
+                Kind.READY,
+                self.name,
+                LEAD,
+                f"READY:{self.name}",
+                meta=self._report(resolved.problem),
+            )
+        )
         if self.tool is None:
             self.bus.unsubscribe(self.name)
             return
@@ -102,8 +119,7 @@ class SeatWorker:
                         await actions_in.send(message)
             tg.cancel_scope.cancel()
         with anyio.CancelScope(shield=True):
-            await self.bus.send(Message(Kind.SYSTEM, self.name, LEAD,
-                                        f"SHUTDOWN-ACK:{self.name}"))
+            await self.bus.send(Message(Kind.SYSTEM, self.name, LEAD, f"SHUTDOWN-ACK:{self.name}"))
 
     def _report(self, problem: str | None) -> dict:
         tool = self.tool
@@ -130,10 +146,15 @@ class SeatWorker:
         assert self.tool is not None
         soft = self.soft_timeout_s
         outcome = await run_call(
-            self.adapter, self.tool, ask.prompt, room=self.room,
+            self.adapter,
+            self.tool,
+            ask.prompt,
+            room=self.room,
             files=CallFiles(self.record_dir, ask.stem),
             timeouts=Timeouts(soft, soft * self.hard_factor, self.grace_s),
-            policy=self.policy, model=self.plan.model, effort=self.plan.effort,
+            policy=self.policy,
+            model=self.plan.model,
+            effort=self.plan.effort,
             environ=self.environ,
         )
         meta = {
@@ -148,17 +169,28 @@ class SeatWorker:
             "detail": outcome.detail,
             "exceeded_soft": outcome.exceeded_soft,
             "prompt_file": CallFiles(self.record_dir, ask.stem).prompt.name,
-            "response_file": (outcome.attempts[-1].response_file.name if outcome.attempts
-                              else ""),
+            "response_file": (outcome.attempts[-1].response_file.name if outcome.attempts else ""),
             "argv": mask_argv(outcome.attempts[-1].argv) if outcome.attempts else [],
         }
         if outcome.status is Status.OK:
             cut = truncate(outcome.text, ask.limit)
             body = cut.text
-            meta |= {"words": cut.words, "truncated": cut.truncated,
-                     "original_words": cut.original_words}
+            meta |= {
+                "words": cut.words,
+                "truncated": cut.truncated,
+                "original_words": cut.original_words,
+            }
         else:
             body = f"{self.name} {outcome.status.value}: {outcome.detail}"
             meta |= {"words": 0, "truncated": False, "original_words": 0}
-        await self.bus.send(Message(Kind.BROADCAST, self.name, "*", body, round=order.round,
-                                    phase=order.phase, meta=meta))
+        await self.bus.send(
+            Message(
+                Kind.BROADCAST,
+                self.name,
+                "*",
+                body,
+                round=order.round,
+                phase=order.phase,
+                meta=meta,
+            )
+        )

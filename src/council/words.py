@@ -75,8 +75,9 @@ def truncate(text: str, limit: int) -> Truncation:
             break
     cut = _last_sentence_end(text, end) or end
     kept = text[:cut].rstrip()
-    return Truncation(f"{kept} [truncated: original ~{total} words]", True, count_words(kept),
-                      total)
+    return Truncation(
+        f"{kept} [truncated: original ~{total} words]", True, count_words(kept), total
+    )
 
 
 def _last_sentence_end(text: str, end: int) -> int | None:

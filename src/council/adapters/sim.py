@@ -30,8 +30,10 @@ class SimAdapter(Adapter):
         # whatever .pth files it runs) cuts its start-up from ~70 ms to ~10 ms, so that
         # benchmarks measure council rather than the interpreter.
         package_root = str(Path(council.__file__).resolve().parents[1])
-        boot = (f"import sys; sys.path.insert(0, {package_root!r}); "
-                "from council.sim.__main__ import main; sys.exit(main())")
+        boot = (
+            f"import sys; sys.path.insert(0, {package_root!r}); "
+            "from council.sim.__main__ import main; sys.exit(main())"
+        )
         return (sys.executable, "-I", "-S", "-c", boot)
 
     def build(self, tool: Tool, request: Request) -> Invocation:

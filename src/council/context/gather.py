@@ -100,21 +100,22 @@ def gather_context(
         whole = Capped("\n".join(lines), len(lines), len(lines), False)
         capped = cap_total(whole, budget, total_lines)
         budget -= capped.lines_sent
-        diff_excerpt = _excerpt(f"git diff {diff_ref}", "diff", capped, kinds, redacted_diff)
+        if capped.truncated:
+            warnings.append(
+                f"git diff {diff_ref}: cut to {capped.lines_sent} lines, "
+                f"the {total_lines}-line total was reached"
+            )
+        # The diff goes into prompts only; rooms hold the changed files themselves.
+        diff_excerpt = _excerpt(f"git diff {diff_ref}", "diff", capped, kinds, None)
         diff_text = capped.text
 
     excerpts = []
     for item, text, kinds in texts:
         capped = cap_file(split_lines(text), file_lines)
-        if budget <= 0:
-            capped = cap_total(capped, 0, total_lines)
-            warnings.append(f"{item.shown}: not sent, the {total_lines}-line total was reached")
-        elif capped.lines_sent > budget:
-            capped = cap_total(capped, budget, total_lines)
-            warnings.append(
-                f"{item.shown}: cut to {capped.lines_sent} lines, "
-                f"the {total_lines}-line total was reached"
-            )
+        if capped.lines_sent > budget:
+            capped = cap_total(capped, max(budget, 0), total_lines)
+            note = f"cut to {capped.lines_sent} lines" if capped.lines_sent else "not sent"
+            warnings.append(f"{item.shown}: {note}, the {total_lines}-line total was reached")
         budget -= capped.lines_sent
         excerpts.append(_excerpt(item.shown, language_of(item.shown), capped, kinds, text))
 
@@ -133,7 +134,7 @@ def gather_context(
 
 
 def _excerpt(
-    path: str, language: str, capped: Capped, kinds: dict[str, int], full: str
+    path: str, language: str, capped: Capped, kinds: dict[str, int], full: str | None
 ) -> FileExcerpt:
     return FileExcerpt(
         path=path,

@@ -1,18 +1,18 @@
 """`git diff REF` and the files it changed, for `--diff`.
 
-This is the one place outside the runner that starts a process: a short, synchronous git
-call during PARSE + CONTEXT, before any seat exists, from an argv list (never a shell), with
-external diff drivers and text conversion filters switched off so no configured program runs.
+git runs through the runner's `run_local` (argv list, own session, killed on timeout) during
+PARSE + CONTEXT, before any seat exists, with external diff drivers and text conversion
+filters switched off so no configured program runs.
 """
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from council.errors import UsageError
+from council.runner.local import LocalTimeout, run_local
 
 GIT_TIMEOUT_S = 30.0
 
@@ -26,17 +26,10 @@ class GitDiff:
 def _git(args: Sequence[str], cwd: Path) -> str:
     argv = ["git", "-c", "core.quotepath=off", "-c", "color.ui=false", *args]
     try:
-        done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
-            argv,
-            cwd=cwd,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_S,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
+        done = run_local(argv, cwd=cwd, timeout_s=GIT_TIMEOUT_S)
     except FileNotFoundError:
         raise UsageError("--diff needs git, which is not on PATH") from None
-    except subprocess.TimeoutExpired:
+    except LocalTimeout:
         raise UsageError(f"git {' '.join(args[:2])} took over {GIT_TIMEOUT_S:g}s") from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -65,7 +58,3 @@ def changed_names(ref: str, *, cwd: Path) -> tuple[str, ...]:
         raise UsageError(f"--diff {ref!r}: a git revision cannot start with '-'")
     out = _git(["diff", "--name-only", "-z", "--no-ext-diff", ref, "--", ":(top)"], cwd)
     return tuple(n for n in out.split("\0") if n)
-
-
-def toplevel(cwd: Path) -> Path:
-    return Path(_git(["rev-parse", "--show-toplevel"], cwd).strip()).resolve()

@@ -14,10 +14,13 @@ Two families of rules:
 What keeps false positives low on ordinary code: there is no bare "high entropy" rule, so hex
 hashes, UUIDs and base64 test data never match; generic prefixes (`sk-`, `Bearer`) also need
 a random-looking body (upper case, lower case and digits); key/value rules skip numbers,
-booleans, empty values, placeholders (`${VAR}`, `<your-key>`, `{password}`, `%s`, `***`,
-`changeme`-style words that are the key's own name), references (`!secret x`, `ENC[...]`) and
-keys whose last word says the value is not the secret (`password_file`, `token_url`,
-`max_tokens`, `secret_name`).
+booleans, empty values, placeholders (`${VAR}`, `<your-key>`, `{password}`, `%s`, `***`),
+references (`!secret x`, `ENC[...]`, `arn:...`), descriptions (five words or more), values
+that repeat the key's own word without a digit (`nextToken`, `ExamplePassword`), plain words
+under a token/key/secret name (`input_token: Marker`), and keys whose last word says the value
+is not the secret (`password_file`, `token_url`, `max_tokens`, `secret_name`). In source code
+a value also needs a digit or a symbol and must not be a UUID (`REFRESH_TOKEN = "REFRESH_TOKEN"`,
+`request_token = "<uuid>"` are identifiers).
 
 Each hit becomes `[REDACTED:<kind>]`; a multi-line secret keeps its line count (the marker
 then blank lines) so line numbers in the rest of the file stay true.
@@ -403,7 +406,6 @@ _AWS_SECRET_BARE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-
 
 # -- key/value rules -------------------------------------------------------------------------
 
-FORMATS = ("env", "yaml", "json", "ini", "toml")
 _FENCE_FORMATS = {
     "env": "env",
     "dotenv": "env",
