@@ -43,7 +43,7 @@ from council.decision import (
 from council.errors import NoUsableCliError
 from council.plan import DebatePlan, SeatPlan
 from council.progress import Progress
-from council.prompts import render
+from council.prompts import render, warm_up
 from council.record import Record
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.seats import LEAD, Ask, SeatWorker
@@ -210,6 +210,7 @@ class Lead:
         lead_problem: list[str] = []
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._resolve_lead, lead_problem)
+            tg.start_soon(anyio.to_thread.run_sync, warm_up)
             while waiting:
                 timeout = max(0.0, min(due[n] for n in waiting) - anyio.current_time())
                 message = await self._receive(timeout)

@@ -29,3 +29,11 @@ def _environment():  # type: ignore[no-untyped-def]
 
 def render(name: str, **values: Any) -> str:
     return _environment().get_template(f"{name}.md.j2").render(**values)
+
+
+def warm_up() -> None:
+    """Import Jinja2 and compile every template now (a worker thread calls this during SETUP,
+    while the seats probe their CLIs, so the first phase does not pay for it)."""
+    environment = _environment()
+    for path in templates_dir().glob("*.md.j2"):
+        environment.get_template(path.name)
