@@ -53,13 +53,16 @@ class ProcessTree:
                     found[child.pid] = child
             except psutil.NoSuchProcess:
                 pass
-        own = {os.getpid(), os.getppid()}
-        for proc in psutil.process_iter(["create_time"]):
+        me = os.getpid()
+        own = {me, os.getppid()}
+        for proc in psutil.process_iter(["create_time", "ppid"]):
             if proc.pid in found or proc.pid in own:
                 continue
             try:
                 if proc.info["create_time"] is None or proc.info["create_time"] < self.started_at:
                     continue
+                if proc.info["ppid"] == me:
+                    continue  # the root of another call of this council, never one of ours
                 if os.getsid(proc.pid) == self.root_pid or self._has_marker(proc):
                     found[proc.pid] = proc
             except (psutil.Error, ProcessLookupError, PermissionError):
