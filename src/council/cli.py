@@ -7,13 +7,19 @@ and `--help` start fast; each command imports what it needs when it runs.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from council import __version__
 from council.cli_options import MultiValueOption
 from council.errors import CouncilError
+
+if TYPE_CHECKING:
+    from council.config import Config
+    from council.debate import DebateRun
 
 
 class _State:
@@ -22,7 +28,7 @@ class _State:
         self.verbose = verbose
         self.quiet = quiet
 
-    def config(self):  # type: ignore[no-untyped-def]
+    def config(self) -> Config:
         from council.config import load_config
 
         return load_config(self.config_path)
@@ -82,7 +88,7 @@ def doctor(state: _State, as_json: bool, timeout_s: float) -> None:
     sys.exit(report.exit_code)
 
 
-def output_options(command):  # type: ignore[no-untyped-def]
+def output_options(command: Callable[..., None]) -> Callable[..., None]:
     """-q/-v after the command as well as before it (`council debate ... --quiet`)."""
 
     def quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -129,7 +135,7 @@ def _read_question(question: str) -> str:
     return text.strip()
 
 
-def _emit_result(run, as_json: bool, output: Path | None) -> None:  # type: ignore[no-untyped-def]
+def _emit_result(run: DebateRun, as_json: bool, output: Path | None) -> None:
     import json
 
     from council.result import render_markdown

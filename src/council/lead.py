@@ -31,7 +31,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters import VENDOR_ORDER, adapter_for
 from council.adapters.base import Adapter, Status, Tool
-from council.bus import EVERYONE, RECORD, Bus, Kind, Message, action_body
+from council.bus import RECORD, Bus, Kind, Message, action_body
 from council.config import Config
 from council.context import DebateContext, build_room, files_block, refresh_technical_context
 from council.decision import (
@@ -897,4 +897,4 @@ def _mark_loops(decision: dict[str, Any], loops: list[str]) -> None:
         )
 
 
-__all__ = ["EVERYONE", "Lead", "find_loops", "run_debate"]
+__all__ = ["Lead", "find_loops", "run_debate"]

@@ -157,12 +157,13 @@ def resolve_plan(
             soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
         )
 
-    def spec_of(text: str | None) -> SeatSpec | None:
-        if text is None:
-            return None
+    def checked(text: str) -> SeatSpec:
         spec = parse_seat_spec(text)
         _check_name(spec.cli, config)
         return spec
+
+    def spec_of(text: str | None) -> SeatSpec | None:
+        return None if text is None else checked(text)
 
     advocate_spec = spec_of(_first(flags.advocate, config.roles.advocate))
     if advocate_spec is None:
@@ -204,7 +205,7 @@ def resolve_plan(
                 if is_installed(n) and n not in seated and n not in {s.cli for s in proxy_specs}
             ]
         else:
-            proxy_specs.append(spec_of(text))  # type: ignore[arg-type]
+            proxy_specs.append(checked(text))
     proxies: list[SeatPlan] = []
     for spec in proxy_specs:
         planned = seat("proxy", "proxy", spec)

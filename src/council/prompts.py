@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def templates_dir() -> Path:
@@ -16,7 +19,7 @@ def templates_dir() -> Path:
 
 
 @cache
-def _environment():  # type: ignore[no-untyped-def]
+def _environment() -> jinja2.Environment:
     import jinja2  # only when a prompt is rendered: keeps `council --version` fast
 
     return jinja2.Environment(

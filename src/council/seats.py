@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter, Status, Tool
 from council.bus import Bus, Kind, Message
@@ -136,7 +137,7 @@ class SeatWorker:
             "timeout_s": self.soft_timeout_s,
         }
 
-    async def _work(self, actions) -> None:  # type: ignore[no-untyped-def]
+    async def _work(self, actions: MemoryObjectReceiveStream[Message]) -> None:
         async with actions:
             async for order in actions:
                 await self._act(order)

@@ -10,7 +10,15 @@ JSONL; the last value's field at that path, list indexes allowed: `choices.0.tex
 
 from __future__ import annotations
 
-from council.adapters.base import Adapter, Invocation, RawResult, Request, Tool, json_objects
+from council.adapters.base import (
+    Adapter,
+    CliSettings,
+    Invocation,
+    RawResult,
+    Request,
+    Tool,
+    json_objects,
+)
 
 PROMPT_FILE = "{prompt_file}"
 PROMPT_TEXT = "{prompt}"
@@ -37,7 +45,7 @@ class CustomAdapter(Adapter):
     binary = ""
     sandbox = "clean room only (user-defined CLI)"
 
-    def __init__(self, settings) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, settings: CliSettings) -> None:
         super().__init__(settings)
         assert settings.command, "a user-defined CLI needs a command"
         self.vendor = f"custom:{settings.name}"  # its own vendor: no other CLI's keys
