@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
-from council.adapters.base import Adapter, AuthState, Invocation, RawResult, Request, Tool
+from council.adapters.base import (
+    AUTH_PATTERNS,
+    Adapter,
+    AuthState,
+    Invocation,
+    RawResult,
+    Request,
+    Tool,
+    Verdict,
+)
 
 
 class CodexAdapter(Adapter):
@@ -21,6 +32,12 @@ class CodexAdapter(Adapter):
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})
+    # codex 0.169.0 when a provider's key variable is unset:
+    # "ERROR: Missing environment variable: `OPENAI_API_KEY`." (exit 1)
+    auth_patterns = (
+        *AUTH_PATTERNS,
+        re.compile(r"missing environment variable: `\w*(?:KEY|TOKEN)\w*`", re.I),
+    )
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         # The answer file goes to the record, not the room: rooms are read-only.
@@ -49,6 +66,13 @@ class CodexAdapter(Adapter):
         return Invocation(
             argv=tuple(argv), stdin=request.prompt.encode(), answer_file=request.answer_path
         )
+
+    def classify(self, result: RawResult, prompt: str) -> Verdict:
+        # `codex exec` echoes the prompt on stderr: "401" or "rate limit" in a debated log
+        # must not be read as codex's own error.
+        if result.exit_code != 0 and prompt.strip():
+            result = replace(result, stderr=result.stderr.replace(prompt.strip(), ""))
+        return super().classify(result, prompt)
 
     def extract(self, result: RawResult) -> str:
         if result.answer_file_text is not None and result.answer_file_text.strip():

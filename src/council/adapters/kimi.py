@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from council.adapters.base import (
+    AUTH_PATTERNS,
     Adapter,
     AuthState,
     Invocation,
@@ -49,6 +50,12 @@ class KimiAdapter(Adapter):
     soft_timeout_high_s = 600.0
     high_efforts = frozenset({"high", "xhigh", "max"})  # thinking on
     efforts = frozenset({"low", "medium", "high", "xhigh", "max"})
+    # With no login or key: kimi-cli 1.51.0 prints "LLM not set" (stdout, exit 1); kimi-code
+    # 2.1.0 "No model configured. Run `kimi` and use /login to sign in" (stderr, exit 1).
+    auth_patterns = (
+        *AUTH_PATTERNS,
+        re.compile(r"\bLLM not set\b|no model configured|use /login", re.I),
+    )
 
     def read_version(self, exit_code: int | None, stdout: str, stderr: str) -> VersionInfo:
         text = stdout + "\n" + stderr
@@ -104,9 +111,14 @@ class KimiAdapter(Adapter):
         if model := self.model_for(request):
             argv += ["-m", model]
         argv += self.settings.extra_args
-        return Invocation(
-            argv=tuple(argv), stdin=None, room_files=room_files, env={"KIMI_DISABLE_TELEMETRY": "1"}
-        )  # saves ~3 s a call
+        env = {
+            "KIMI_DISABLE_TELEMETRY": "1",  # saves ~3 s a call
+            # council's retry policy is the one in force: kimi-code's default is 10 attempts
+            # per step (a persistent 429 outlived a 60 s hard limit), like --max-retries-per-step
+            # for kimi-cli.
+            "KIMI_LOOP_MAX_ATTEMPTS_PER_STEP": "2",
+        }
+        return Invocation(argv=tuple(argv), stdin=None, room_files=room_files, env=env)
 
     def extract(self, result: RawResult) -> str:
         if not result.stdout.lstrip().startswith("{"):

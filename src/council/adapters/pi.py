@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from council.adapters.base import Adapter, AuthState, Invocation, Request, Tool
+from council.adapters.base import AUTH_PATTERNS, Adapter, AuthState, Invocation, Request, Tool
 
 
 class PiAdapter(Adapter):
@@ -33,6 +34,8 @@ class PiAdapter(Adapter):
     soft_timeout_high_s = 900.0
     high_efforts = frozenset({"xhigh"})
     efforts = frozenset({"off", "minimal", "low", "medium", "high", "xhigh"})
+    # pi 0.73.1 with no key anywhere: "No API key found for the selected model." (exit 1)
+    auth_patterns = (*AUTH_PATTERNS, re.compile(r"no api key found", re.I))
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from council.adapters.base import (
+    AUTH_PATTERNS,
     Adapter,
     AuthState,
     Invocation,
     RawResult,
     Request,
     Tool,
+    Verdict,
     json_objects,
 )
+
+# After its own retries qwen -o json reports an API failure as a *successful* result whose
+# text is the error, and exits 0 (measured with 0.15.10 against 429, 401 and 400).
+_API_ERROR = re.compile(r"^\s*\[API Error:")
 
 
 class QwenAdapter(Adapter):
@@ -27,6 +34,7 @@ class QwenAdapter(Adapter):
     env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
+    auth_patterns = (*AUTH_PATTERNS, re.compile(r"no auth type is selected", re.I))
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]
@@ -34,6 +42,16 @@ class QwenAdapter(Adapter):
             argv += ["-m", model]
         argv += self.settings.extra_args
         return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+
+    def classify(self, result: RawResult, prompt: str) -> Verdict:
+        if result.exit_code == 0:
+            try:
+                text = self.extract(result)
+            except ValueError:
+                text = ""
+            if _API_ERROR.match(text):
+                return self.classify_failure(result.exit_code, text + "\n" + result.stderr)
+        return super().classify(result, prompt)
 
     def extract(self, result: RawResult) -> str:
         events: list[object] = []

@@ -1,0 +1,189 @@
+"""The fake model server on its own: each dialect, the markers and rules, the request log."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from fakemodel import FakeModelServer, parse_markers, reply_for
+from fakemodel.replies import AFTER_TOOL_REPLY
+from fakemodel.writes import CONTENT
+
+
+@pytest.fixture
+def server():
+    with FakeModelServer() as running:
+        yield running
+
+
+def post(url: str, body: dict, headers: dict | None = None) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, dict(error.headers), error.read()
+
+
+def get(url: str, headers: dict | None = None) -> dict:
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.loads(response.read())
+
+
+def sse_data(raw: bytes) -> list[dict]:
+    return [
+        json.loads(line[6:])
+        for line in raw.decode().splitlines()
+        if line.startswith("data: ") and line != "data: [DONE]"
+    ]
+
+
+def chat(prompt: str, **extra) -> dict:
+    return {"model": "fake-model", "messages": [{"role": "user", "content": prompt}], **extra}
+
+
+def test_chat_completions_answer_plain_and_streamed_with_the_reply_for_the_prompt(server):
+    status, _, raw = post(f"{server.url('qwen')}/v1/chat/completions", chat("Hello"))
+    assert status == 200
+    assert json.loads(raw)["choices"][0]["message"]["content"] == reply_for("Hello")
+    _, headers, raw = post(f"{server.url()}/v1/chat/completions", chat("Hello", stream=True))
+    assert headers["Content-Type"] == "text/event-stream"
+    assert raw.decode().rstrip().endswith("data: [DONE]")
+    pieces = [c["choices"][0]["delta"].get("content") or "" for c in sse_data(raw) if c["choices"]]
+    assert len(pieces) > 2 and "".join(pieces) == reply_for("Hello")
+    assert [r.client for r in server.requests()] == ["qwen", None]
+
+
+def test_responses_stream_ends_with_response_completed_holding_the_message(server):
+    body = {
+        "model": "m",
+        "stream": True,
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}
+        ],
+    }
+    _, _, raw = post(f"{server.url('codex')}/v1/responses", body)
+    events = sse_data(raw)
+    assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert done[0]["content"][0]["text"] == reply_for("Hi")
+
+
+def test_anthropic_messages_stream_text_deltas_and_skip_reminder_blocks(server):
+    content = [
+        {"type": "text", "text": "<system-reminder>\nignore me\n</system-reminder>"},
+        {"type": "text", "text": "Question?"},
+    ]
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": content}]}
+    _, _, raw = post(f"{server.url('claude')}/v1/messages", body, {"anthropic-version": "1"})
+    events = sse_data(raw)
+    text = "".join(e["delta"]["text"] for e in events if e["type"] == "content_block_delta")
+    assert text == reply_for("Question?")
+    assert events[-1]["type"] == "message_stop"
+    assert server.prompts("claude") == ["Question?"]
+
+
+def test_gemini_generate_content_and_its_stream_give_the_same_answer(server):
+    body = {"contents": [{"role": "user", "parts": [{"text": "Why?"}]}]}
+    base = f"{server.url('gemini')}/v1beta/models/fake-model"
+    _, _, raw = post(f"{base}:generateContent", body)
+    assert json.loads(raw)["candidates"][0]["content"]["parts"][0]["text"] == reply_for("Why?")
+    _, _, raw = post(f"{base}:streamGenerateContent?alt=sse", body)
+    parts = [e["candidates"][0]["content"]["parts"][0]["text"] for e in sse_data(raw)]
+    assert "".join(parts) == reply_for("Why?")
+
+
+def test_every_api_lists_its_models(server):
+    assert get(f"{server.url()}/v1/models")["data"][0]["id"] == "fake-model"
+    assert get(f"{server.url()}/v1/models", {"anthropic-version": "1"})["has_more"] is False
+    assert get(f"{server.url()}/v1beta/models")["models"][0]["name"] == "models/fake-model"
+
+
+def test_a_status_marker_fails_every_request_with_retry_after(server):
+    for _ in range(2):
+        status, headers, raw = post(
+            f"{server.url()}/v1/chat/completions", chat("x [[fake:status=429]]")
+        )
+        assert status == 429 and headers["Retry-After"] == "1"
+        assert json.loads(raw)["error"]["code"] == "rate_limit_exceeded"
+
+
+def test_fail_first_fails_only_the_first_requests_of_a_prompt(server):
+    url = f"{server.url()}/v1/chat/completions"
+    statuses = [post(url, chat("y [[fake:fail-first=2]][[fake:status=500]]"))[0] for _ in range(3)]
+    assert statuses == [500, 500, 200]
+
+
+def test_a_rule_applies_to_its_client_only(server):
+    server.add_rule(client="pi", status=401)
+    assert post(f"{server.url('pi')}/v1/chat/completions", chat("z"))[0] == 401
+    assert post(f"{server.url('qwen')}/v1/chat/completions", chat("z"))[0] == 200
+
+
+def test_a_hang_holds_the_request_until_the_client_leaves(server):
+    request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    body = json.dumps(chat("[[fake:hang]]")).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=0.5) as conn:
+        conn.sendall(request + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        with pytest.raises(TimeoutError):
+            conn.recv(1)
+    deadline = time.monotonic() + 5
+    while server.requests()[0].outcome != "hang" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.requests()[0].outcome == "hang"
+
+
+def test_a_write_marker_calls_the_write_tool_the_client_declared(server):
+    tools = [
+        {"type": "function", "function": {"name": "read_file", "parameters": {}}},
+        {
+            "type": "function",
+            "function": {
+                "name": "write_file",
+                "parameters": {"properties": {"file_path": {}, "content": {}}},
+            },
+        },
+    ]
+    _, _, raw = post(
+        f"{server.url()}/v1/chat/completions",
+        chat("do it [[fake:write=/tmp/room/x.txt]]", tools=tools),
+    )
+    call = json.loads(raw)["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert call["name"] == "write_file"
+    assert json.loads(call["arguments"]) == {"file_path": "/tmp/room/x.txt", "content": CONTENT}
+    after = chat("do it [[fake:write=/tmp/room/x.txt]]", tools=tools)
+    after["messages"] += [
+        {"role": "assistant", "content": None},
+        {"role": "tool", "content": "denied"},
+    ]
+    _, _, raw = post(f"{server.url()}/v1/chat/completions", after)
+    assert json.loads(raw)["choices"][0]["message"]["content"] == AFTER_TOOL_REPLY
+
+
+def test_a_decision_prompt_gets_a_json_decision():
+    text = reply_for("ACTION: DECISION\nReturn the decision as JSON.\n")
+    assert {"recommendation", "votes", "confidence"} <= set(json.loads(text))
+
+
+def test_markers_are_parsed_and_unknown_ones_refused():
+    behaviour = parse_markers("[[fake:delay=0.5]] [[fake:status=500]] [[fake:long=10]]")
+    assert (behaviour.delay_s, behaviour.status, behaviour.long_chars) == (0.5, 500, 10)
+    assert len(reply_for("p", behaviour)) == 10
+    with pytest.raises(ValueError, match="unknown fake-model marker"):
+        parse_markers("[[fake:explode]]")
+
+
+def test_the_server_listens_on_the_loopback_interface_only():
+    with pytest.raises(ValueError, match="loopback"):
+        FakeModelServer(host="0.0.0.0")

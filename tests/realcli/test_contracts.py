@@ -1,0 +1,243 @@
+"""Contract tests: council's adapters against the real vendor CLIs (shared/spec/clis.md,
+"Contract tests").
+
+Each test runs one real CLI, installed by scripts/install-real-clis.sh, through
+`council.runner.run_call` exactly as a seat would, with HOME and TMPDIR in a temporary
+directory and the CLI configured to use the fake model server on 127.0.0.1. A CLI whose
+install failed is skipped with the reason; nothing here needs an account or the internet.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import anyio
+import psutil
+import pytest
+
+from council.adapters.base import Status
+from council.runner import RetryPolicy
+from council.runner.environment import CALL_MARKER
+from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
+
+pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
+
+CLIS = ("codex", "claude", "gemini", "qwen", "pi", "kimi-cli", "kimi-code")
+# Quotes, shell syntax, escapes, non-ASCII, a tab, lines that look like flags or slash
+# commands, and the trailing newline every rendered prompt ends with.
+PROMPT = (
+    "ACTION: PROPOSAL\n"
+    "Question: does the prompt arrive intact?\n"
+    "Quotes \"double\" 'single' `back`; shell $HOME $(id) ; | & > < * ? ~ \\ and \\n literal\n"
+    "Unicode: café, naïve, 日本語, emoji 🚀, tab\there\n"
+    "- a line starting with a dash\n"
+    "--version\n"
+    "   indented line\n"
+    "/help\n"
+    "Last line.\n"
+)
+# Code under debate is full of `@`: decorators, e-mail addresses, handles. (gemini also
+# expands `@path` when the room holds that file, appending its content: not tested here.)
+AT_PROMPT = (
+    "ACTION: CHALLENGE\n"
+    "Question: is this code right?\n"
+    "@dataclass(frozen=True)\n"
+    "class Seat:  # mail user@example.com, ask @maintainer, see @src/app.py\n"
+)
+# What a CLI itself does to the prompt on its way to the model (not council's doing).
+CLI_REWRITES = {
+    # qwen joins stdin and the -p prompt as f"{stdin}\n\n{prompt}", the prompt being empty.
+    "qwen": lambda prompt: prompt + "\n\n",
+    # pi and kimi-cli trim the prompt they read from stdin.
+    "pi": str.strip,
+    "kimi-cli": str.strip,
+}
+LONG = 30_000  # characters in the answer to PROMPT
+# A call that should answer at once still pays for the CLI's start-up (up to ~5 s here);
+# the hard limit (1.5x) stays below pytest's 60 s per test, so council, not pytest, stops it.
+SOFT_S = 30.0
+# qwen retries a 429 seven times over ~80 s (1.5 s doubling to 30 s, Retry-After ignored)
+# and has no setting to cap it: its rate-limit tests wait that long, once.
+RATE_LIMIT_SOFT_S = {"qwen": 150.0}
+RATE_LIMIT_RETRIES = {"qwen": 0}
+
+
+def arrived(cli: str, prompt: str) -> str:
+    """The prompt as the model should see it when council passes `prompt` to `cli`."""
+    return CLI_REWRITES.get(cli, str)(prompt)
+
+
+def council_processes() -> list[psutil.Process]:
+    """Live processes started by a council call of this test process: its descendants, and
+    any that carry its call marker (kimi-cli blanks its /proc environ, hence both)."""
+    own = f"{psutil.Process().pid}-"
+    found = {p.pid: p for p in psutil.Process().children(recursive=True)}
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get(CALL_MARKER, "").startswith(own):
+                found[proc.pid] = proc
+        except psutil.Error:
+            continue
+    alive = []
+    for proc in found.values():
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                alive.append(proc)
+        except psutil.Error:
+            continue
+    return alive
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_the_adapter_argv_is_accepted_and_the_prompt_and_a_long_answer_pass_unchanged(
+    real_cli, cli
+):
+    seat = real_cli(cli)
+    # Long enough to need many stream events and pipe reads; its first line names the
+    # prompt's digest, so the answer also proves which prompt the model saw.
+    seat.server.add_rule(client=cli, contains="does the prompt arrive", long_chars=LONG)
+    outcome = await seat.ask(PROMPT, soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [a.exit_code for a in outcome.attempts] == [0]
+    answered = seat.server.requests(cli, answered=True)
+    assert answered, "the CLI never reached the fake model server"
+    assert answered[0].prompt == arrived(cli, PROMPT)
+    expected = reply_for(arrived(cli, PROMPT), seat.server.behaviour_for(cli, PROMPT))
+    assert len(outcome.text) == len(expected) == LONG
+    assert outcome.text == expected
+
+
+@pytest.mark.parametrize(
+    "cli",
+    [
+        pytest.param(
+            cli,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="qwen 0.15.10 runs every headless prompt through its `@path` "
+                "processor, which puts spaces around each `@` (and inlines a room file "
+                "named after one); no flag turns it off",
+            ),
+        )
+        if cli == "qwen"
+        else cli
+        for cli in CLIS
+    ],
+)
+async def test_at_signs_in_code_reach_the_model_unchanged(real_cli, cli):
+    seat = real_cli(cli)
+    outcome = await seat.ask(AT_PROMPT, soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert seat.server.requests(cli, answered=True)[0].prompt == arrived(cli, AT_PROMPT)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("cli", CLIS)
+async def test_a_429_is_retried_until_it_clears_and_a_persistent_one_ends_rate_limited(
+    real_cli, cli
+):
+    # Two seats side by side, so that the CLIs' own retries are waited for once.
+    once, always = real_cli(cli, label="once"), real_cli(cli, label="always")
+    once_prompt = "ACTION: PROPOSAL\nQuestion: retry after a rate limit?\n"
+    # Every request of the first council attempt fails, however often the CLI retries it.
+    once.server.add_rule(client=cli, contains="retry after a rate", fail_calls=1, status=429)
+    # Error words in the prompt must not decide the outcome (codex echoes it on stderr).
+    always_prompt = (
+        "Question: always limited? Our logs show 401 Unauthorized and "
+        "'Not logged in · Please run /login'.\n"
+    )
+    always.server.add_rule(client=cli, contains="always limited", status=429, retry_after_s=0)
+    soft = RATE_LIMIT_SOFT_S.get(cli, SOFT_S)
+    retries = RATE_LIMIT_RETRIES.get(cli, 2)
+    policy = RetryPolicy(base_delay_s=0.05, max_delay_s=0.2, rate_limit_retries=retries)
+    outcomes = {}
+
+    async def run(name, seat, prompt, **kwargs):
+        outcomes[name] = await seat.ask(prompt, soft=soft, **kwargs)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, "once", once, once_prompt)
+        tg.start_soon(functools.partial(run, "always", always, always_prompt, policy=policy))
+
+    cleared, persistent = outcomes["once"], outcomes["always"]
+    assert [a.status for a in cleared.attempts] == [Status.RATE_LIMITED, Status.OK], [
+        (a.status, a.exit_code, a.detail) for a in cleared.attempts
+    ]
+    assert cleared.text == reply_for(arrived(cli, once_prompt))
+    assert persistent.status is Status.RATE_LIMITED, (persistent.detail, persistent.stderr_tail)
+    assert [a.status for a in persistent.attempts] == [Status.RATE_LIMITED] * (1 + retries)
+    assert not persistent.exceeded_soft and persistent.latency_s < soft
+    assert all(r.status == 429 for r in always.server.requests(cli, prompt_has="always limited"))
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_a_hung_server_ends_timeout_with_the_process_tree_dead(real_cli, cli):
+    seat = real_cli(cli)
+    # Hard limit: time for the slowest start-up (~5 s) plus a margin, and no more.
+    outcome = await seat.ask("Question: hang? [[fake:hang]]", soft=4, hard=8)
+    assert outcome.status is Status.TIMEOUT, (outcome.detail, outcome.stderr_tail)
+    assert len(outcome.attempts) == 1 and outcome.attempts[0].killed
+    assert [r.outcome for r in seat.server.requests(cli)][:1] == ["hang"], (
+        "the CLI must reach the server before the hard limit for this test to mean anything"
+    )
+    assert council_processes() == []
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_missing_or_rejected_credentials_end_auth_with_the_login_hint(real_cli, cli):
+    # Side by side: a CLI with no key or login at all, and one whose key the server refuses.
+    missing, rejected = real_cli(cli, credentials=False), real_cli(cli, label="rejected")
+    rejected.server.add_rule(client=cli, contains="rejected key", status=401)
+    outcomes = {}
+
+    async def run(name, seat, prompt):
+        outcomes[name] = await seat.ask(prompt, soft=SOFT_S)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, "missing", missing, "Question: who am I?")
+        tg.start_soon(run, "rejected", rejected, "Question: rejected key?")
+
+    for name, outcome in outcomes.items():
+        assert outcome.status is Status.AUTH, (name, outcome.detail, outcome.stderr_tail)
+        assert missing.adapter.login_hint in outcome.detail, name
+        assert len(outcome.attempts) == 1, name  # a retry cannot log in
+    assert missing.server.requests(cli, prompt_has="who am I") == []
+
+
+# As root a 0500 room stops nothing, so only a read-only mode in the CLI keeps it unchanged.
+_AS_ROOT = os.geteuid() == 0
+_WRITES_UNASKED = {
+    "kimi-cli": pytest.mark.xfail(
+        _AS_ROOT,
+        strict=True,
+        reason="council runs kimi-cli without a read-only measure: its print mode runs "
+        "write tools unasked (`--plan`, which kimi-cli 1.51.0 accepts with --quiet, would "
+        "deny them)",
+    ),
+    "kimi-code": pytest.mark.xfail(
+        _AS_ROOT,
+        strict=True,
+        reason="kimi-code 2.1.0 has no read-only mode usable headless (`--plan` cannot be "
+        "combined with -p): council relies on the room being a copy",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "cli", [pytest.param(c, marks=_WRITES_UNASKED[c]) if c in _WRITES_UNASKED else c for c in CLIS]
+)
+async def test_the_room_is_unchanged_when_the_model_asks_to_write_a_file(real_cli, cli):
+    seat = real_cli(cli)
+    before = seat.room_snapshot()
+    target = seat.room / "written.txt"
+    outcome = await seat.ask(f"Question: write? [[fake:write={target}]]", soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert seat.room_snapshot() == before
+    first = seat.server.requests(cli, answered=True)[0]
+    if first.tool_call is not None:
+        # The model really tried, and the CLI came back after the denied call.
+        assert outcome.text == AFTER_TOOL_REPLY
+    else:
+        # Nothing it could write with was even offered.
+        assert not {"write_file", "Write", "write", "WriteFile"} & set(first.tools)
