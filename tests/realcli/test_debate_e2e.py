@@ -1,0 +1,65 @@
+"""A whole `council debate` on the real vendor CLIs, every one pointed at the local fake model
+server: 3 rounds, exit 0, a result.json that validates against the shipped schema."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from council.result import result_schema
+from fakemodel.clients import client_setup
+from fakemodel.fixtures import _skip_or_fail
+from fakemodel.installed import installed
+
+pytestmark = pytest.mark.realcli
+
+SEATS = ("claude", "codex", "gemini", "qwen", "pi")
+
+
+def test_a_three_round_debate_of_real_clis_completes_with_a_valid_result(fake_model, tmp_path):
+    names = list(SEATS)
+    if installed("kimi-code").ok:
+        names.append("kimi-code")
+    for name in names:
+        if not installed(name).ok:
+            _skip_or_fail(installed(name).problem())
+    home, tmpdir, project = tmp_path / "home", tmp_path / "tmp", tmp_path / "project"
+    for directory in (home, tmpdir, project):
+        directory.mkdir()
+    (project / "README.md").write_text("# Sessions service\n\nKeeps user sessions.\n")
+    (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
+    bins = [str(installed(name).bin_dir) for name in names]
+    env = {"PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
+           "HOME": str(home), "TMPDIR": str(tmpdir), "LANG": "C.UTF-8"}
+    models = []
+    for name in names:
+        setup = client_setup(name, fake_model, home)
+        env.update(setup.env)
+        if setup.model:
+            models.append(f"{setup.adapter}:{setup.model}")
+    proxies = ["gemini", "qwen", "pi"] + (["kimi"] if "kimi-code" in names else [])
+    timeouts = ",".join(f"{cli}=120" for cli in ("claude", "codex", *proxies))
+    run = subprocess.run(
+        [sys.executable, "-m", "council", "debate", "Redis or Postgres for sessions?",
+         "--files", "README.md", "app.py", "--advocate", "claude", "--critic", "codex",
+         "--lead", "claude", "--with", ",".join(proxies), "--rounds", "3",
+         "--model", ",".join(models), "--timeout", timeouts, "--json"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=900,
+        stdin=subprocess.DEVNULL)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    jsonschema.Draft202012Validator(result_schema()).validate(result)
+    assert result["status"] == "completed" and result["simulated"] is False
+    assert result["rounds"] == {"requested": 3, "run": 3, "stopped_early": False}
+    assert {c["seat"] for c in result["contributions"]} == {
+        "advocate", "critic", *(f"proxy-{p}" for p in proxies)}
+    assert all(c["status"] == "ok" for c in result["contributions"]), [
+        (c["seat"], c["phase"], c["status"]) for c in result["contributions"]]
+    assert result["decision"]["synthesized_by"] == "lead (claude)"
+    assert result["decision"]["confidence"] is not None
