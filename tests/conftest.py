@@ -68,3 +68,16 @@ def room(tmp_path: Path) -> Path:
     path = tmp_path / "room"
     path.mkdir(mode=0o700)
     return path
+
+
+@pytest.fixture
+def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The strict fake vendor CLIs first on PATH, HOME in a temporary directory."""
+    from fakes.install import install_fakes
+
+    installed = install_fakes(tmp_path / "bin")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("PATH", installed.path_env(os.environ.get("PATH", "")))
+    monkeypatch.setenv("HOME", str(home))
+    return installed

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,20 +11,9 @@ from council.adapters.base import Adapter, CliSettings
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.tools import Resolution, resolve_tool
 
-from fakes.install import FakeClis, install_fakes
+from fakes.install import FakeClis
 
 FAST_RETRY = RetryPolicy(base_delay_s=0.02, max_delay_s=0.1, other_delay_s=0.01)
-
-
-@pytest.fixture
-def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeClis:
-    """All fakes first on PATH, HOME in a temporary directory."""
-    installed = install_fakes(tmp_path / "bin")
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("PATH", installed.path_env(os.environ.get("PATH", "")))
-    monkeypatch.setenv("HOME", str(home))
-    return installed
 
 
 class Seat:

@@ -3,7 +3,6 @@ git repository for `--diff`, and fake CLIs for the runner-level leak tests."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +10,6 @@ import pytest
 
 from context.tree import git, write
 from council.context import remove_room
-
-from fakes.install import FakeClis, install_fakes
 
 
 @pytest.fixture
@@ -36,16 +33,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "first")
     return root
-
-
-@pytest.fixture
-def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeClis:
-    installed = install_fakes(tmp_path / "bin")
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("PATH", installed.path_env(os.environ.get("PATH", "")))
-    monkeypatch.setenv("HOME", str(home))
-    return installed
 
 
 @pytest.fixture

@@ -15,28 +15,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import uuid
 from pathlib import Path
 
+from council.atomicio import write_private
 from council.context.model import DebateContext
 from council.context.paths import safe_relative
 
 FILE_MODE = 0o400
 DIR_MODE = 0o500
-
-
-def _write(path: Path, text: str) -> None:
-    """Write a room file atomically (a temporary name in the same directory, then rename), so
-    a seat reading concurrently never sees half a file; never through an existing link."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _unlock(room: Path) -> None:
@@ -93,7 +79,7 @@ def build_room(room: Path, ctx: DebateContext) -> None:
             if target.is_symlink() or target.is_dir():
                 raise ValueError(f"{target}: in the way of a room file")
             text = excerpt.room_text if excerpt.room_text is not None else excerpt.text
-            _write(target, text)
+            write_private(target, text)
     finally:
         _lock(room)
 
