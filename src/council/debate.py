@@ -99,7 +99,7 @@ def start_debate(
         progress.warn(warning)
     if note := protection_note():
         progress.warn(note)
-    record = Record.create(_scratchpad(plan, cwd))
+    record = Record.create(_resolve(cwd, plan.scratchpad))
     state = DebateState(
         id=record.id,
         question=plan.question,
@@ -238,10 +238,6 @@ def _council_error(exc: BaseException) -> CouncilError | None:
             if found is not None:
                 return found
     return None
-
-
-def _scratchpad(plan: DebatePlan, cwd: Path) -> Path:
-    return _resolve(cwd, plan.scratchpad)
 
 
 def _resolve(cwd: Path, path: str) -> Path:

@@ -334,12 +334,8 @@ class Lead:
     # -- asking seats -------------------------------------------------------------------
 
     async def _receive(self, within_s: float | None) -> Message | None:
+        """The next message, or None at the end of the stream or after `within_s` (None: wait)."""
         assert self.inbox is not None
-        if within_s is None:
-            try:
-                return await self.inbox.receive()
-            except anyio.EndOfStream:
-                return None
         with anyio.move_on_after(within_s):
             try:
                 return await self.inbox.receive()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,19 @@ def _read(path: Path) -> str | None:
     return None
 
 
+def _parsed(path: Path, parse: Callable[[str], object]) -> dict | None:
+    """A manifest read and parsed into a mapping; None when absent, unreadable or malformed
+    (a broken manifest only means fewer facts, never a failed debate)."""
+    text = _read(path)
+    if text is None:
+        return None
+    try:
+        data = parse(text)
+    except ValueError:  # tomllib.TOMLDecodeError and json.JSONDecodeError both are
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def read_stack(root: Path) -> Stack:
     stack = Stack()
     _pyproject(root, stack)
@@ -75,12 +89,8 @@ def read_stack(root: Path) -> Stack:
 
 
 def _pyproject(root: Path, stack: Stack) -> None:
-    text = _read(root / "pyproject.toml")
-    if text is None:
-        return
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    data = _parsed(root / "pyproject.toml", tomllib.loads)
+    if data is None:
         return
     project = data.get("project") if isinstance(data.get("project"), dict) else {}
     python = project.get("requires-python")
@@ -118,14 +128,8 @@ def _requirements(root: Path, stack: Stack) -> None:
 
 
 def _package_json(root: Path, stack: Stack) -> None:
-    text = _read(root / "package.json")
-    if text is None:
-        return
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return
-    if not isinstance(data, dict):
+    data = _parsed(root / "package.json", json.loads)
+    if data is None:
         return
     deps = data.get("dependencies") if isinstance(data.get("dependencies"), dict) else {}
     dev = data.get("devDependencies") if isinstance(data.get("devDependencies"), dict) else {}
@@ -159,12 +163,8 @@ def _go_mod(root: Path, stack: Stack) -> None:
 
 
 def _cargo(root: Path, stack: Stack) -> None:
-    text = _read(root / "Cargo.toml")
-    if text is None:
-        return
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    data = _parsed(root / "Cargo.toml", tomllib.loads)
+    if data is None:
         return
     package = data.get("package") if isinstance(data.get("package"), dict) else {}
     edition = package.get("edition")
