@@ -53,8 +53,21 @@ class Project:
         """Run one debate; return (result, wall seconds, peak RSS in MiB, record dir)."""
         config_path = self.root / "council.yaml"
         config_path.write_text(config)
-        argv = [sys.executable, "-m", "council", "debate", QUESTION, "--files", "README.md",
-                "--files", "app.py", "--sim", "--json", "--quiet", *args]
+        argv = [
+            sys.executable,
+            "-m",
+            "council",
+            "debate",
+            QUESTION,
+            "--files",
+            "README.md",
+            "--files",
+            "app.py",
+            "--sim",
+            "--json",
+            "--quiet",
+            *args,
+        ]
         started = time.perf_counter()
         proc = subprocess.Popen(
             argv,

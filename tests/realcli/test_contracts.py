@@ -161,9 +161,10 @@ async def test_a_429_is_retried_until_it_clears_and_a_persistent_one_ends_rate_l
         tg.start_soon(functools.partial(run, "always", always, always_prompt, policy=policy))
 
     cleared, persistent = outcomes["once"], outcomes["always"]
-    assert [a.status for a in cleared.attempts] == [Status.RATE_LIMITED, Status.OK], [
-        (a.status, a.exit_code, a.detail) for a in cleared.attempts
-    ]
+    assert [a.status for a in cleared.attempts] == [Status.RATE_LIMITED, Status.OK], (
+        [(a.status, a.exit_code, a.detail) for a in cleared.attempts],
+        [(r.caller, r.status) for r in once.server.requests(cli, prompt_has="retry after")],
+    )
     assert cleared.text == reply_for(arrived(cli, once_prompt))
     assert persistent.status is Status.RATE_LIMITED, (persistent.detail, persistent.stderr_tail)
     assert [a.status for a in persistent.attempts] == [Status.RATE_LIMITED] * (1 + retries)

@@ -35,8 +35,12 @@ def test_a_three_round_debate_of_real_clis_completes_with_a_valid_result(fake_mo
     (project / "README.md").write_text("# Sessions service\n\nKeeps user sessions.\n")
     (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
     bins = [str(installed(name).bin_dir) for name in names]
-    env = {"PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
-           "HOME": str(home), "TMPDIR": str(tmpdir), "LANG": "C.UTF-8"}
+    env = {
+        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
+        "HOME": str(home),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+    }
     models = []
     for name in names:
         setup = client_setup(name, fake_model, home)
@@ -46,20 +50,50 @@ def test_a_three_round_debate_of_real_clis_completes_with_a_valid_result(fake_mo
     proxies = ["gemini", "qwen", "pi"] + (["kimi"] if "kimi-code" in names else [])
     timeouts = ",".join(f"{cli}=120" for cli in ("claude", "codex", *proxies))
     run = subprocess.run(
-        [sys.executable, "-m", "council", "debate", "Redis or Postgres for sessions?",
-         "--files", "README.md", "app.py", "--advocate", "claude", "--critic", "codex",
-         "--lead", "claude", "--with", ",".join(proxies), "--rounds", "3",
-         "--model", ",".join(models), "--timeout", timeouts, "--json"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "council",
+            "debate",
+            "Redis or Postgres for sessions?",
+            "--files",
+            "README.md",
+            "app.py",
+            "--advocate",
+            "claude",
+            "--critic",
+            "codex",
+            "--lead",
+            "claude",
+            "--with",
+            ",".join(proxies),
+            "--rounds",
+            "3",
+            "--model",
+            ",".join(models),
+            "--timeout",
+            timeouts,
+            "--json",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     jsonschema.Draft202012Validator(result_schema()).validate(result)
     assert result["status"] == "completed" and result["simulated"] is False
     assert result["rounds"] == {"requested": 3, "run": 3, "stopped_early": False}
     assert {c["seat"] for c in result["contributions"]} == {
-        "advocate", "critic", *(f"proxy-{p}" for p in proxies)}
+        "advocate",
+        "critic",
+        *(f"proxy-{p}" for p in proxies),
+    }
     assert all(c["status"] == "ok" for c in result["contributions"]), [
-        (c["seat"], c["phase"], c["status"]) for c in result["contributions"]]
+        (c["seat"], c["phase"], c["status"]) for c in result["contributions"]
+    ]
     assert result["decision"]["synthesized_by"] == "lead (claude)"
     assert result["decision"]["confidence"] is not None
