@@ -23,6 +23,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from council.adapters.base import Request, Tool
+from council.adapters.sim import SimAdapter
 from council.sim import prompt as sim_prompt
 from council.sim.replies import build_reply
 from council.words import count_words
@@ -580,6 +582,26 @@ def test_delay_postpones_the_reply() -> None:
     assert time.monotonic() - started >= 0.25
     assert result.returncode == 0
     assert result.stdout.startswith(b"[SIMULATED]")
+
+
+def test_delay_counts_from_the_call_start_council_stamped() -> None:
+    # Council's sim adapter stamps the spawn time, so start-up counts as part of the delay: a
+    # call stamped 30 s ago with a 20 s delay is overdue and answers at once.
+    result = run_sim(make_prompt(), DELAY=20, STARTED_AT=repr(time.time() - 30), timeout=10)
+    assert result.returncode == 0
+    assert result.stdout.startswith(b"[SIMULATED]")
+    # A stamp from the future is not believed: the delay then counts from the sim's own start.
+    started = time.monotonic()
+    run_sim(make_prompt(), DELAY=0.3, STARTED_AT=repr(time.time() + 3600), timeout=10)
+    assert time.monotonic() - started >= 0.3
+
+
+def test_the_sim_adapter_stamps_the_call_start() -> None:
+    adapter = SimAdapter()
+    tool = Tool("sim", ("council-sim",), "0.1.0")
+    before = time.time()
+    invocation = adapter.build(tool, Request(prompt="p", room=Path("."), answer_path=Path("a")))
+    assert before <= float(invocation.env["COUNCIL_SIM_STARTED_AT"]) <= time.time()
 
 
 @contextlib.contextmanager

@@ -23,8 +23,14 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
-def write_json(path: Path, value: Any) -> None:
-    write_private(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+def write_json(path: Path, value: Any, *, compact: bool = False) -> None:
+    """`compact` for a file rewritten often: json's C encoder only runs without indentation,
+    several times faster than the pure-Python one on a large state."""
+    if compact:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    write_private(path, text + "\n")
 
 
 def append_private(path: Path, line: str) -> None:

@@ -9,6 +9,7 @@ continues from either.
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Mapping
@@ -110,7 +111,7 @@ def start_debate(
     )
     record.write_json("context.json", context.to_json())
     record.write_text("context.md", render_context_md(context))
-    record.write_json("state.json", state.to_json())
+    record.save_state(state)
     progress.info(_setup_line(plan, context))
     return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
 
@@ -170,6 +171,9 @@ def _drive(
     )
     error: CouncilError | None = None
     started = datetime.now(UTC)
+    if not gc.isenabled():  # the CLI's start-up (council.cli.main): everything is loaded now
+        gc.freeze()  # the start-up heap lives as long as the process: never traverse it
+        gc.enable()
 
     async def main() -> None:
         nonlocal error
@@ -214,7 +218,7 @@ def _drive(
         if state.status == "running":
             state.status = "failed"
         state.finished_at = now_iso()
-        record.write_json("state.json", state.to_json())
+        record.save_state(state)
     return _finish(record, state, cwd, error)
 
 
@@ -222,7 +226,7 @@ def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError |
     exit_code = error.exit_code if error is not None else EXIT_BY_STATUS[state.status]
     state.exit_code = exit_code
     result = build_result(state, _display(record.path, cwd))
-    record.write_json("state.json", state.to_json())
+    record.save_state(state)
     record.write_json("result.json", result)
     record.write_text("decision.md", render_markdown(result))
     return DebateRun(record, result, exit_code, error)

@@ -126,7 +126,7 @@ class Lead:
     # -- the record -------------------------------------------------------------------
 
     def save(self) -> None:
-        self.record.write_json("state.json", self.state.to_json())
+        self.record.save_state(self.state)
 
     async def note(self, text: str, **meta: Any) -> None:
         await self.bus.send(
@@ -162,6 +162,8 @@ class Lead:
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
+                # Not waited for: the first phase renders as soon as the seats are READY.
+                tg.start_soon(anyio.to_thread.run_sync, warm_up)
                 for seat in self.plan.seats:
                     self._start_seat(seat)
                 await self._await_ready()
@@ -210,7 +212,6 @@ class Lead:
         lead_problem: list[str] = []
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._resolve_lead, lead_problem)
-            tg.start_soon(anyio.to_thread.run_sync, warm_up)
             while waiting:
                 timeout = max(0.0, min(due[n] for n in waiting) - anyio.current_time())
                 message = await self._receive(timeout)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,8 +19,16 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "prompts"  # an editable install
 
 
-@cache
+_making = threading.Lock()  # the warm-up thread and the first render may both come first
+
+
 def _environment() -> jinja2.Environment:
+    with _making:
+        return _make_environment()
+
+
+@cache
+def _make_environment() -> jinja2.Environment:
     import jinja2  # only when a prompt is rendered: keeps `council --version` fast
 
     return jinja2.Environment(
@@ -36,7 +45,8 @@ def render(name: str, **values: Any) -> str:
 
 def warm_up() -> None:
     """Import Jinja2 and compile every template now (a worker thread calls this during SETUP,
-    while the seats probe their CLIs, so the first phase does not pay for it)."""
+    while the seats probe their CLIs, so the first phase does not pay for it; a render that
+    comes first just waits for what it needs)."""
     environment = _environment()
     for path in templates_dir().glob("*.md.j2"):
         environment.get_template(path.name)

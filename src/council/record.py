@@ -14,10 +14,13 @@ import secrets
 import string
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from council.atomicio import append_private, write_json, write_private
 from council.errors import UsageError
+
+if TYPE_CHECKING:
+    from council.state import DebateState
 
 ID_PATTERN = re.compile(r"^debate-\d{8}-\d{6}-[a-z0-9]{4}$")
 STATE = "state.json"
@@ -66,6 +69,10 @@ class Record:
 
     def write_json(self, name: str, value: Any) -> None:
         write_json(self.file(name), value)
+
+    def save_state(self, state: DebateState) -> None:
+        """`state.json`, rewritten after every change of a debate: compact, to stay cheap."""
+        write_json(self.file(STATE), state.to_json(), compact=True)
 
     def read_json(self, name: str) -> Any:
         return json.loads(self.file(name).read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ everything else again.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -75,7 +75,9 @@ class DebateState:
     schema: str = SCHEMA
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Shallow: every field already holds plain JSON values (calls are stored as dicts),
+        # and a deep copy of the whole debate after every reply was most of a save's cost.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DebateState:

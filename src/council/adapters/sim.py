@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -43,7 +44,10 @@ class SimAdapter(Adapter):
         if effort := self.effort_for(request):
             argv += ["--effort", effort]
         argv += self.settings.extra_args
-        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+        # The sim's delays count from here, start-up included, as a model's answer time
+        # would: the ideal duration of a benchmark's call is then exactly its delay.
+        stamp = {"COUNCIL_SIM_STARTED_AT": repr(time.time())}
+        return Invocation(argv=tuple(argv), stdin=request.prompt.encode(), env=stamp)
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         return AuthState(True, "needs no login")

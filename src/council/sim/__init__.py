@@ -115,7 +115,9 @@ Boolean variables are on unless empty, ``0``, ``false``, ``no`` or ``off``.
 ``COUNCIL_SIM_HANG=1``
     After reading stdin, sleep forever (never reply).
 ``COUNCIL_SIM_DELAY=<seconds>``
-    Sleep that long (float) after reading stdin, before replying.
+    Reply that many seconds (float) after the call started (at once when that has passed):
+    ``COUNCIL_SIM_STARTED_AT`` (a Unix time council's sim adapter sets at spawn), else when
+    the sim began; its own start-up is included, so a call's duration is known exactly.
 ``COUNCIL_SIM_EMPTY=1``
     Exit 0 with no output.
 ``COUNCIL_SIM_GRANDCHILD=1``

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import signal
 import sys
 import time
 
 from council import __version__
-from council.sim import faults as F
-from council.sim import prompt as P
-from council.sim.replies import build_reply
+
+# COUNCIL_SIM_DELAY counts from the call's start (see _started), so the sim's own start-up is
+# part of its latency rather than added to it: a benchmark then knows each call's ideal
+# duration exactly, however busy the machine.
+_STARTED = time.time()
 
 PROG = "council-sim"
 
 
 def usage() -> str:
     """Return the ``--help`` text."""
+    from council.sim import faults as F
+
     width = max(len(name) for name, _ in F.ENV_VARS)
     env = "\n".join(f"  {name:<{width}}  {text}" for name, text in F.ENV_VARS)
     return (
@@ -75,6 +77,8 @@ def _read_stdin() -> bytes:
 
 
 def _write(data: bytes, huge: int | None) -> int:
+    from council.sim import faults as F
+
     out = sys.stdout.buffer
     try:
         out.write(data)
@@ -103,6 +107,13 @@ def run(args: list[str]) -> int:
     if options["action"] == "help":
         sys.stdout.write(usage())
         return 0
+    # Imported only for a real call: `--version` (every READY probe) stays fast.
+    import hashlib
+
+    from council.sim import faults as F
+    from council.sim import prompt as P
+    from council.sim.replies import build_reply
+
     try:
         faults = F.Faults(os.environ)
     except F.FaultConfigError as exc:
@@ -113,6 +124,8 @@ def run(args: list[str]) -> int:
     # has written the prompt is already ignored.
     previous_sigterm = None
     if faults.ignore_sigterm:
+        import signal
+
         previous_sigterm = signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     raw = _read_stdin()
@@ -128,6 +141,8 @@ def run(args: list[str]) -> int:
 
     active = faults.applies_to(phase)
     if faults.ignore_sigterm and not active:
+        import signal
+
         signal.signal(signal.SIGTERM, previous_sigterm or signal.SIG_DFL)
 
     if active:
@@ -148,13 +163,8 @@ def run(args: list[str]) -> int:
                 return 1
         if faults.hang:
             F.hang_forever()
-        if faults.delay:
-            time.sleep(faults.delay)
-        if faults.empty:
-            return 0
-        if faults.grandchild:
-            F.spawn_grandchild()
 
+    # Made before the delay, so that a delayed reply leaves at its time with no work left.
     words = faults.words if active else None
     reply = build_reply(raw, text, phase, options["model"], limited=words is None)
     if words is not None:
@@ -162,7 +172,25 @@ def run(args: list[str]) -> int:
     data = (reply + "\n").encode("utf-8") if reply else b""
     if active and faults.garbage:
         data = F.garble(data.rstrip(b"\n")) + b"\n"
+
+    if active:
+        if faults.delay:
+            time.sleep(max(0.0, _started() + faults.delay - time.time()))
+        if faults.empty:
+            return 0
+        if faults.grandchild:
+            F.spawn_grandchild()
     return _write(data, faults.huge if active else None)
+
+
+def _started() -> float:
+    """When the call started: the time council's sim adapter stamps at spawn (so the Python
+    start-up counts too), else when this module loaded."""
+    try:
+        stamped = float(os.environ.get("COUNCIL_SIM_STARTED_AT", ""))
+    except ValueError:
+        return _STARTED
+    return stamped if stamped <= _STARTED else _STARTED  # never a time still to come
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,6 @@ same reply and different debates read differently.
 from __future__ import annotations
 
 import hashlib
-import json
 
 from council.sim import prompt as P
 from council.words import count_words, cut_words
@@ -208,8 +207,8 @@ def _convergence(c: _Context) -> str:
         items = [_OPEN_BLOCKING[first].format(f=c.f)]
         if c.digest[16] % 2:
             items.append(_OPEN_BLOCKING[(first + 1) % len(_OPEN_BLOCKING)].format(f=c.f))
-        return json.dumps({"converged": False, "open_blocking": items}, ensure_ascii=False)
-    return json.dumps({"converged": True, "open_blocking": []})
+        return _json({"converged": False, "open_blocking": items})
+    return _json({"converged": True, "open_blocking": []})
 
 
 def _vote(c: _Context, seat: str) -> str:
@@ -252,7 +251,7 @@ def _decision(c: _Context) -> str:
         "confidence": 55 + c.digest[20] % 41,
         "votes": {seat: _vote(c, seat) for seat in P.find_seats(c.text)},
     }
-    return json.dumps(decision, ensure_ascii=False, indent=2)
+    return _json(decision, indent=2)
 
 
 _TEXT_PHASES = {
@@ -280,3 +279,9 @@ def build_reply(
         return _decision(c)
     sentences = _TEXT_PHASES.get(phase, _generic)(c)
     return _fit(sentences, P.word_limit(text)) if limited else " ".join(sentences)
+
+
+def _json(value: object, indent: int | None = None) -> str:
+    import json  # only the JSON phases need it: every other simulated call starts faster
+
+    return json.dumps(value, ensure_ascii=False, indent=indent)
