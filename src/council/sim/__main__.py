@@ -77,14 +77,14 @@ def _read_stdin() -> bytes:
 
 
 def _write(data: bytes, huge: int | None) -> int:
-    from council.sim import faults as F
-
     out = sys.stdout.buffer
     try:
         out.write(data)
         out.flush()
         if huge:
-            F.write_huge(out, huge)
+            from council.sim.faults import write_huge
+
+            write_huge(out, huge)
     except BrokenPipeError:
         # The caller stopped reading; keep interpreter shutdown from failing on the flush.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -190,7 +190,7 @@ def _started() -> float:
         stamped = float(os.environ.get("COUNCIL_SIM_STARTED_AT", ""))
     except ValueError:
         return _STARTED
-    return stamped if stamped <= _STARTED else _STARTED  # never a time still to come
+    return min(stamped, _STARTED)  # never a time still to come
 
 
 def main(argv: list[str] | None = None) -> int:
