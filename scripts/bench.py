@@ -35,6 +35,9 @@ import psutil
 import council
 
 REPEAT = 3  # runs per debate figure; the median is reported
+# The console script a user runs (`python -m council` would add runpy's start-up).
+_SCRIPT = Path(sys.executable).with_name("council")
+COUNCIL = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "council"]
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 README = "# Sessions service\n\nKeeps user sessions; about 2k requests per second at peak.\n"
 APP = (
@@ -60,9 +63,7 @@ class Project:
         config_path = self.root / "council.yaml"
         config_path.write_text(config)
         argv = [
-            sys.executable,
-            "-m",
-            "council",
+            *COUNCIL,
             "debate",
             QUESTION,
             "--files",
@@ -354,8 +355,7 @@ def main() -> int:
         figures["prompt_economy"]["saving"] = round(saving, 3)
 
     # 4. Start-up.
-    command = [sys.executable, "-m", "council"]
-    version, help_ = startup([*command, "--version"]), startup([*command, "--help"])
+    version, help_ = startup([*COUNCIL, "--version"]), startup([*COUNCIL, "--help"])
     figures["startup_s"] = {"version": round(version, 3), "help": round(help_, 3)}
     rows.append(
         (

@@ -3,6 +3,7 @@ typed outcome within the hard limit, with nothing left running and what it said 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -237,3 +238,38 @@ async def test_what_a_killed_call_had_said_is_on_disk(record_dir, room, tmp_path
     assert outcome.status is Status.TIMEOUT
     assert (record_dir / "proxy-slowpoke-r2-response.md").read_text() == "first half of an answer\n"
     assert (record_dir / "proxy-slowpoke-r2-response.err").read_text() == "a warning\n"
+
+
+async def test_a_prompt_larger_than_a_pipe_buffer_reaches_the_cli_whole(record_dir, room, tmp_path):
+    script = tmp_path / "measures_stdin.py"
+    script.write_text(
+        "import hashlib, sys\n"
+        "data = sys.stdin.buffer.read()\n"
+        "print(len(data), hashlib.sha256(data).hexdigest())\n"
+    )
+    settings = CliSettings(name="measurer", adapter="custom", command=(sys.executable, str(script)))
+    prompt = "ACTION: PROPOSAL\n" + "".join(f"line {i} of a long file\n" for i in range(60_000))
+    outcome = await run_call(
+        CustomAdapter(settings),
+        Tool("measurer", settings.command),
+        prompt,
+        room=room,
+        files=CallFiles(record_dir, "proxy-measurer-r2"),
+        timeouts=Timeouts(soft_s=20, hard_s=30, grace_s=1),
+        policy=FAST_RETRY,
+    )
+    data = prompt.encode()
+    assert len(data) > 1024 * 1024  # far past the 64 KiB a pipe holds
+    assert outcome.status is Status.OK
+    assert outcome.text.split() == [str(len(data)), hashlib.sha256(data).hexdigest()]
+
+
+async def test_without_a_pidfd_calls_still_end_on_exit_and_at_the_hard_limit(
+    record_dir, room, monkeypatch
+):
+    # Linux before 5.3 (and other systems) has no pidfd: the runner polls for the exit.
+    monkeypatch.delattr(os, "pidfd_open", raising=False)
+    outcome = await call(record_dir, room)
+    assert outcome.status is Status.OK and "SIMULATED" in outcome.text
+    hung = await call(record_dir, room, soft=0.5, hard=1.0, grace=0.5, hang="1", grandchild="1")
+    assert hung.status is Status.TIMEOUT and hung.attempts[-1].killed

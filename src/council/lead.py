@@ -122,6 +122,7 @@ class Lead:
         self.tools = ToolCache()
         self.inbox: MemoryObjectReceiveStream[Message] | None = None
         self._tg: anyio.abc.TaskGroup | None = None
+        self._warmed = False
 
     # -- the record -------------------------------------------------------------------
 
@@ -163,7 +164,7 @@ class Lead:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 # Not waited for: the first phase renders as soon as the seats are READY.
-                tg.start_soon(anyio.to_thread.run_sync, warm_up)
+                tg.start_soon(anyio.to_thread.run_sync, warm_up, "proposal")
                 for seat in self.plan.seats:
                     self._start_seat(seat)
                 await self._await_ready()
@@ -381,6 +382,9 @@ class Lead:
                 payload=Ask(prompt=prompt, stem=stem, limit=limit),
             )
         )
+        if not self._warmed and self._tg is not None:
+            self._warmed = True  # the first CLI runs: compile the other templates meanwhile
+            self._tg.start_soon(anyio.to_thread.run_sync, warm_up)
         self.progress.seat(
             seat.name,
             phase=phase,

@@ -43,10 +43,15 @@ def render(name: str, **values: Any) -> str:
     return _environment().get_template(f"{name}.md.j2").render(**values)
 
 
-def warm_up() -> None:
-    """Import Jinja2 and compile every template now (a worker thread calls this during SETUP,
-    while the seats probe their CLIs, so the first phase does not pay for it; a render that
-    comes first just waits for what it needs)."""
+def warm_up(*names: str) -> None:
+    """Import Jinja2 and compile the named templates now, or every template when none is
+    named. Worker threads call this: during SETUP for the first phase's template only (it
+    competes with the READY probes for the interpreter lock), then for the rest once the
+    first CLI runs and the lead is idle. A render that comes first just waits for what it
+    needs."""
     environment = _environment()
-    for path in templates_dir().glob("*.md.j2"):
-        environment.get_template(path.name)
+    files = [f"{n}.md.j2" for n in names] or sorted(
+        path.name for path in templates_dir().glob("*.md.j2")
+    )
+    for file in files:
+        environment.get_template(file)
