@@ -103,7 +103,7 @@ async def run_piped(
             # Closes our ends of the pipes (one still held by a process we could not find
             # would otherwise stay open) and reaps the child.
             pipes.close()
-            await _reap(proc, pipes)
+            await _reap(proc)
     result.exit_code = proc.returncode
     result.duration_s = anyio.current_time() - started
     return result
@@ -114,6 +114,7 @@ class _Pipes:
 
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None and proc.stderr is not None
+        self._stdin_file = proc.stdin
         self._files = [f for f in (proc.stdin, proc.stdout, proc.stderr) if f is not None]
         self.stdin = proc.stdin.fileno() if proc.stdin is not None else None
         self.stdout = proc.stdout.fileno()
@@ -126,10 +127,10 @@ class _Pipes:
             self.pidfd = os.pidfd_open(proc.pid)
 
     def close_stdin(self) -> None:
-        if self.stdin is not None:
+        if self.stdin is not None and self._stdin_file is not None:
             self.stdin = None
             with suppress(OSError):
-                self._files[0].close()
+                self._stdin_file.close()
 
     def close(self) -> None:
         self.stdin = None
@@ -151,7 +152,7 @@ async def _wait_exit(proc: subprocess.Popen[bytes], pipes: _Pipes) -> None:
         await anyio.sleep(_EXIT_POLL_S)
 
 
-async def _reap(proc: subprocess.Popen[bytes], pipes: _Pipes) -> None:
+async def _reap(proc: subprocess.Popen[bytes]) -> None:
     # The tree was killed: the child is gone or going. Never block the event loop on it.
     while proc.poll() is None:  # noqa: ASYNC110
         await anyio.sleep(_EXIT_POLL_S)
