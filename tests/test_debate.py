@@ -16,7 +16,7 @@ import jsonschema
 import psutil
 import pytest
 
-from council.result import result_schema
+from council.debate.result import result_schema
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 

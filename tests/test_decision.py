@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from council.decision import DecisionUnreadable, parse_convergence, parse_decision
+from council.debate.decision import DecisionUnreadable, parse_convergence, parse_decision
 
 GOOD = """{"recommendation": "Use Redis.", "consensus": ["sessions are hot"],
 "disagreements": [{"point": "durability", "ruling": "AOF on", "reason": "cheap"}],

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from council.lead import find_loops
-from council.state import Contribution
+from council.debate.lead import find_loops
+from council.debate.state import Contribution
 
 
 def challenge(round_no: int, text: str, seat: str = "critic") -> Contribution:

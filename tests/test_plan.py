@@ -6,7 +6,7 @@ import pytest
 
 from council.config import parse_config
 from council.errors import NoUsableCliError, UsageError
-from council.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
+from council.debate.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
 
 
 def installed(*names):
@@ -94,7 +94,7 @@ def test_an_unknown_cli_in_a_flag_is_a_usage_error_listing_the_valid_ones():
 
 
 def test_the_plan_survives_a_round_trip_through_state_json():
-    from council.plan import DebatePlan
+    from council.debate.plan import DebatePlan
 
     p = plan(DebateFlags(question="q", proxies=("gemini",), files=("a.py",)))
     assert DebatePlan.from_json(p.to_json()) == p

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from council.result import render_markdown
+from council.debate.result import render_markdown
 
 
 def result(**changes):

@@ -15,7 +15,7 @@ from council.adapters.base import CliSettings, Status, Tool
 from council.adapters.custom import CustomAdapter
 from council.adapters.sim import SimAdapter
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
-from council.tools import resolve_tool
+from council.runner.resolve import resolve_tool
 
 pytestmark = pytest.mark.anyio
 

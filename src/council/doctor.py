@@ -16,8 +16,8 @@ import anyio
 
 from council.adapters import VENDOR_ORDER, adapter_for, known_names
 from council.config import Config
-from council.seating import DefaultSeats, default_seats
-from council.tools import PROBE_TIMEOUT_S, Resolution, resolve_tool
+from council.debate.seating import DefaultSeats, default_seats
+from council.runner.resolve import PROBE_TIMEOUT_S, Resolution, resolve_tool
 
 
 @dataclass(frozen=True)

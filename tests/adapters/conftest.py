@@ -9,7 +9,7 @@ import pytest
 from council.adapters import adapter_for
 from council.adapters.base import Adapter, CliSettings
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
-from council.tools import Resolution, resolve_tool
+from council.runner.resolve import Resolution, resolve_tool
 
 from fakes.install import FakeClis
 

@@ -7,7 +7,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from council.cli_options import MultiValueOption
+from council.cli.options import MultiValueOption
 
 
 @click.command()

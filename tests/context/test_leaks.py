@@ -25,7 +25,7 @@ from council.context import (
 from council.context.rooms import room_files
 from council.errors import UsageError
 from council.runner import CallFiles, CallOutcome, Timeouts, run_call
-from council.tools import resolve_tool
+from council.runner.resolve import resolve_tool
 
 from fakes.install import FakeClis
 

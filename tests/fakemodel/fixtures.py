@@ -27,7 +27,7 @@ import pytest
 from council.adapters import adapter_for
 from council.adapters.base import Adapter, Tool
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
-from council.tools import resolve_tool
+from council.runner.resolve import resolve_tool
 from fakemodel.clients import ClientSetup, client_setup
 from fakemodel.installed import installed
 from fakemodel.server import FakeModelServer

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from council.result import result_schema
+from council.debate.result import result_schema
 from fakemodel.clients import client_setup
 from fakemodel.fixtures import _skip_or_fail
 from fakemodel.installed import installed

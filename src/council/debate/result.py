@@ -8,10 +8,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from council.state import DebateState
+from council.debate.state import DebateState
 
 SCHEMA_ID = "council.result/v1"
-SCHEMA_FILE = Path(__file__).parent / "schema" / "result.schema.json"
+SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "result.schema.json"
 
 
 @cache

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import click
 
 from council import __version__
-from council.cli_options import MultiValueOption
+from council.cli.options import MultiValueOption
 from council.errors import CouncilError
 
 if TYPE_CHECKING:
     from council.config import Config
-    from council.debate import DebateRun
+    from council.debate.run import DebateRun
 
 
 class _State:
@@ -139,7 +139,7 @@ def _read_question(question: str) -> str:
 def _emit_result(run: DebateRun, as_json: bool, output: Path | None) -> None:
     import json
 
-    from council.result import render_markdown
+    from council.debate.result import render_markdown
 
     markdown = render_markdown(run.result)
     as_text = json.dumps(run.result, indent=2, ensure_ascii=False) + "\n"
@@ -233,8 +233,8 @@ def debate(
 
     Example: council debate "Redis or Postgres for sessions?" --files app.py db.py --rounds 3
     """
-    from council.debate import start_debate
-    from council.plan import DebateFlags
+    from council.debate.run import start_debate
+    from council.debate.plan import DebateFlags
     from council.progress import Progress
 
     flags = DebateFlags(
@@ -280,7 +280,7 @@ def resume(
 
     Example: council resume debate-20261122-143005-k3x9
     """
-    from council.debate import resume_debate
+    from council.debate.run import resume_debate
     from council.progress import Progress
 
     progress = Progress(quiet=state.quiet, verbose=state.verbose)
@@ -292,7 +292,7 @@ def resume(
 @cli.command()
 def schema() -> None:
     """Print the council.result/v1 JSON Schema that every --json output follows."""
-    from council.result import SCHEMA_FILE
+    from council.debate.result import SCHEMA_FILE
 
     click.echo(SCHEMA_FILE.read_text(encoding="utf-8"), nl=False)
 

@@ -20,7 +20,7 @@ from council.atomicio import append_private, write_json, write_private
 from council.errors import UsageError
 
 if TYPE_CHECKING:
-    from council.state import DebateState
+    from council.debate.state import DebateState
 
 ID_PATTERN = re.compile(r"^debate-\d{8}-\d{6}-[a-z0-9]{4}$")
 STATE = "state.json"

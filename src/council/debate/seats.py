@@ -18,10 +18,10 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter, Status, Tool
-from council.bus import Bus, Kind, Message
-from council.plan import SeatPlan
+from council.debate.bus import Bus, Kind, Message
+from council.debate.plan import SeatPlan
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
-from council.tools import ToolCache
+from council.runner.resolve import ToolCache
 from council.words import truncate
 
 LEAD = "lead"

@@ -32,13 +32,13 @@ from council.context import (
     setup_report,
 )
 from council.errors import CouncilError, InterruptedRun
-from council.lead import Lead, run_debate
-from council.plan import DebateFlags, DebatePlan, resolve_plan
+from council.debate.lead import Lead, run_debate
+from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.progress import Progress
-from council.record import Record
-from council.result import build_result, render_markdown
+from council.runs.record import Record
+from council.debate.result import build_result, render_markdown
 from council.runner import RetryPolicy
-from council.state import DebateState, now_iso
+from council.debate.state import DebateState, now_iso
 
 EXIT_BY_STATUS = {"completed": 0, "degraded": 5, "failed": 3, "interrupted": 130}
 

@@ -1,0 +1,1 @@
+"""The debate protocol (docs/spec/protocol.md): plan, bus, seats, lead, decision, result."""

@@ -1,0 +1,1 @@
+"""Runs on disk: the record directory of one run."""
