@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from council.config import parse_config
-from council.errors import NoUsableCliError, UsageError
 from council.debate.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
+from council.errors import NoUsableCliError, UsageError
 
 
 def installed(*names):

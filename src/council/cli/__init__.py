@@ -233,8 +233,8 @@ def debate(
 
     Example: council debate "Redis or Postgres for sessions?" --files app.py db.py --rounds 3
     """
-    from council.debate.run import start_debate
     from council.debate.plan import DebateFlags
+    from council.debate.run import start_debate
     from council.progress import Progress
 
     flags = DebateFlags(

@@ -31,24 +31,24 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters import VENDOR_ORDER, adapter_for
 from council.adapters.base import Adapter, Status, Tool
-from council.debate.bus import RECORD, Bus, Kind, Message, action_body
 from council.config import Config
 from council.context import DebateContext, build_room, files_block, refresh_technical_context
+from council.debate.bus import RECORD, Bus, Kind, Message, action_body
 from council.debate.decision import (
     DecisionUnreadable,
     parse_convergence,
     parse_decision,
     raw_text_decision,
 )
-from council.errors import NoUsableCliError
 from council.debate.plan import DebatePlan, SeatPlan
-from council.progress import Progress
-from council.prompts import render, warm_up
-from council.runs.record import Record
-from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.debate.seats import LEAD, Ask, SeatWorker
 from council.debate.state import Contribution, DebateState
+from council.errors import NoUsableCliError
+from council.progress import Progress
+from council.prompts import render, warm_up
+from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.runner.resolve import ToolCache, resolve_tool
+from council.runs.record import Record
 
 DECISION_WORDS = 700
 CONVERGENCE_WORDS = 150

@@ -31,14 +31,14 @@ from council.context import (
     render_context_md,
     setup_report,
 )
-from council.errors import CouncilError, InterruptedRun
 from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
-from council.progress import Progress
-from council.runs.record import Record
 from council.debate.result import build_result, render_markdown
-from council.runner import RetryPolicy
 from council.debate.state import DebateState, now_iso
+from council.errors import CouncilError, InterruptedRun
+from council.progress import Progress
+from council.runner import RetryPolicy
+from council.runs.record import Record
 
 EXIT_BY_STATUS = {"completed": 0, "degraded": 5, "failed": 3, "interrupted": 130}
 
