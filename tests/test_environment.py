@@ -3,8 +3,10 @@ else, and never an IDE's nesting markers."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from council.adapters import adapter_for
-from council.runner.environment import CALL_MARKER, build_env
+from council.runner.environment import CALL_MARKER, adapter_env
 
 SOURCE = {
     "PATH": "/usr/bin",
@@ -26,9 +28,10 @@ SOURCE = {
 }
 
 
-def env_for(cli: str, **kwargs) -> dict[str, str]:
-    a = adapter_for(cli)
-    return build_env(SOURCE, vendor_prefixes=a.env_prefixes, vendor_names=a.env_names, **kwargs)
+def env_for(cli: str, pass_env: tuple[str, ...] = (), call_id: str | None = None) -> dict[str, str]:
+    adapter = adapter_for(cli)
+    adapter.settings = replace(adapter.settings, pass_env=pass_env)
+    return adapter_env(adapter, SOURCE, call_id=call_id)
 
 
 def test_basics_pass_and_terminal_settings_are_forced():
@@ -55,7 +58,7 @@ def test_ide_nesting_markers_are_removed_but_claudes_own_login_token_is_kept():
 
 
 def test_variables_named_in_the_config_pass_through():
-    assert env_for("codex", pass_env=["MY_TOOL_TOKEN"])["MY_TOOL_TOKEN"] == "mine"
+    assert env_for("codex", pass_env=("MY_TOOL_TOKEN",))["MY_TOOL_TOKEN"] == "mine"
     assert "MY_TOOL_TOKEN" not in env_for("codex")
 
 

@@ -24,18 +24,8 @@ from council.adapters.base import CliSettings
 from council.errors import ConfigError
 
 CONFIG_NAME = "council.yaml"
-BUILTIN_NAMES = ("claude", "codex", "gemini", "qwen", "kimi", "pi", "sim")
 WORD_KEYS = ("proposal", "challenge", "proxy", "respond", "rebuttal", "final_summary")
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
-# Flags that switch off a CLI's approvals or sandbox: never passed, whoever asks.
-FORBIDDEN_ARGS = (
-    "--yolo",
-    "-y",
-    "--dangerously-bypass-approvals-and-sandbox",
-    "--dangerously-skip-permissions",
-    "--full-auto",
-    "--allow-dangerously-skip-permissions",
-)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -272,6 +262,7 @@ class _Checker:
         )
 
     def cli(self, name: Any, value: Any) -> CliSettings:
+        from council.adapters import find_forbidden, registered
         from council.adapters.custom import INPUT_MODES, output_mode_problem
 
         path = f"clis.{name}"
@@ -297,7 +288,8 @@ class _Checker:
         )
         command = self.strings(m.get("command"), f"{path}.command") or None
         adapter = m.get("adapter")
-        if name in BUILTIN_NAMES:
+        builtin = tuple(registered())
+        if name in builtin:
             if adapter not in (None, name):
                 self.fail(
                     f"{path}.adapter", f"a built-in CLI keeps its own adapter ({name})", adapter
@@ -308,19 +300,18 @@ class _Checker:
                 self.fail(
                     path,
                     f"a user-defined CLI needs `command:` (or `adapter:` one of "
-                    f"{', '.join(BUILTIN_NAMES)})",
+                    f"{', '.join(builtin)})",
                 )
             adapter = "custom"
-        elif adapter not in BUILTIN_NAMES:
-            self.fail(f"{path}.adapter", f"expected one of {', '.join(BUILTIN_NAMES)}", adapter)
+        elif adapter not in builtin:
+            self.fail(f"{path}.adapter", f"expected one of {', '.join(builtin)}", adapter)
         extra_args = self.strings(m.get("extra_args"), f"{path}.extra_args")
-        for arg in extra_args:
-            if arg.split("=", 1)[0] in FORBIDDEN_ARGS:
-                self.fail(
-                    f"{path}.extra_args",
-                    "flags that bypass approvals or sandboxes are never passed; remove it",
-                    arg,
-                )
+        if (forbidden := find_forbidden(extra_args)) is not None:
+            self.fail(
+                f"{path}.extra_args",
+                "flags that bypass approvals or sandboxes are never passed; remove it",
+                forbidden,
+            )
         pass_env = self.strings(m.get("pass_env"), f"{path}.pass_env")
         env = {}
         for key, val in self.mapping(m.get("env"), f"{path}.env").items():

@@ -1,37 +1,65 @@
-"""The one exception family council raises on purpose, each carrying its exit code.
+"""Exit codes, and the one exception family council raises on purpose, each carrying its code.
 
-The CLI catches `CouncilError`, prints its message as one line on stderr and exits with
-`exit_code`; anything else escaping is a bug (traceback under -v).
+The command line's edge (`council.cli.main`) catches `CouncilError`, prints its message as one
+line on stderr and exits with `exit_code`; anything else escaping is a bug (traceback under -v).
+The codes are those of docs/spec/protocol.md section 8.
 """
 
 from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    INTERNAL = 1  # a bug
+    USAGE = 2  # bad flags or input
+    NO_CLI = 3  # no usable CLI for a required seat
+    CONFIG = 4
+    DEGRADED = 5  # no quorum, or no DECISION could be synthesized
+    REVIEW_GATE = 6  # `review` found a blocking finding
+    STILL_RUNNING = 75  # `wait` timed out while the run goes on (EX_TEMPFAIL)
+    INTERRUPTED = 130  # 128 + SIGINT
+
+    @classmethod
+    def of_status(cls, status: str) -> ExitCode:
+        """The exit code of a run that ended with `status` (state.json's `status`)."""
+        return _BY_STATUS[status]
+
+
+_BY_STATUS = {
+    "completed": ExitCode.OK,
+    "degraded": ExitCode.DEGRADED,
+    "failed": ExitCode.NO_CLI,
+    "interrupted": ExitCode.INTERRUPTED,
+}
 
 
 class CouncilError(Exception):
     """An expected failure with a one-line message that names the problem and the fix."""
 
-    exit_code: int = 1
+    exit_code: ExitCode = ExitCode.INTERNAL
 
 
 class UsageError(CouncilError):
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class NoUsableCliError(CouncilError):
-    exit_code = 3
+    exit_code = ExitCode.NO_CLI
 
 
 class ConfigError(CouncilError):
-    exit_code = 4
+    exit_code = ExitCode.CONFIG
 
 
 class DegradedError(CouncilError):
-    exit_code = 5
+    exit_code = ExitCode.DEGRADED
 
 
 class ReviewGateError(CouncilError):
-    exit_code = 6
+    exit_code = ExitCode.REVIEW_GATE
 
 
 class InterruptedRun(CouncilError):
-    exit_code = 130
+    exit_code = ExitCode.INTERRUPTED

@@ -230,8 +230,15 @@ class Adapter:
     install_hint: ClassVar[str] = ""
     login_hint: ClassVar[str] = ""
     sandbox: ClassVar[str] = "clean room only"  # read-only measures, as doctor shows them
-    env_prefixes: ClassVar[tuple[str, ...]] = ()
+    env_prefixes: ClassVar[tuple[str, ...]] = ()  # this vendor's variables reach its CLI
     env_names: ClassVar[tuple[str, ...]] = ()
+    # Variables this CLI sets for the processes it runs (a name, or a prefix ending in `_`):
+    # removed from every seat's environment, so a CLI council runs never acts as a child of
+    # the IDE session council itself may run in.
+    host_markers: ClassVar[tuple[str, ...]] = ()
+    # Flags that switch off this CLI's approvals or sandbox: refused in any `extra_args`.
+    forbidden_args: ClassVar[tuple[str, ...]] = ()
+    default_seat: ClassVar[bool] = True  # may take a seat when the user names none
     soft_timeout_s: ClassVar[float] = 300.0
     soft_timeout_high_s: ClassVar[float] = 300.0
     high_efforts: ClassVar[frozenset[str]] = frozenset({"xhigh", "max"})

@@ -36,6 +36,12 @@ class ClaudeAdapter(Adapter):
         "CLAUDE_CODE_USE_VERTEX",
         "CLAUDE_CONFIG_DIR",
     )
+    host_markers = ("CLAUDECODE", "CLAUDE_CODE_")
+    forbidden_args = (
+        "--dangerously-skip-permissions",
+        "--allow-dangerously-skip-permissions",
+        "--permission-mode=bypassPermissions",
+    )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 900.0
     efforts = frozenset({"low", "medium", "high", "xhigh", "max"})

@@ -29,6 +29,14 @@ class CodexAdapter(Adapter):
     sandbox = "-s read-only"
     env_prefixes = ("OPENAI_",)
     env_names = ("CODEX_HOME",)
+    host_markers = ("CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+    forbidden_args = (
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--full-auto",
+        "--yolo",
+        "-s=danger-full-access",
+        "--sandbox=danger-full-access",
+    )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})

@@ -33,6 +33,8 @@ class GeminiAdapter(Adapter):
     login_hint = "run `gemini` once to log in, or set GEMINI_API_KEY"
     sandbox = "--approval-mode plan"
     env_prefixes = ("GEMINI_", "GOOGLE_")
+    host_markers = ("GEMINI_CLI",)
+    forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
 

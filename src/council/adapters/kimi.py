@@ -46,6 +46,7 @@ class KimiAdapter(Adapter):
     login_hint = "run `kimi` in a terminal and log in, or set KIMI_MODEL_API_KEY (kimi-code)"
     sandbox = "clean room only (kimi has no read-only mode usable headless)"
     env_prefixes = ("KIMI_", "MOONSHOT_")
+    forbidden_args = ("--yolo", "-y")
     soft_timeout_s = 300.0
     soft_timeout_high_s = 600.0
     high_efforts = frozenset({"high", "xhigh", "max"})  # thinking on

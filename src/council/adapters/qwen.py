@@ -32,6 +32,8 @@ class QwenAdapter(Adapter):
     login_hint = "run `qwen` and type /auth, or set OPENAI_API_KEY for an OpenAI-compatible key"
     sandbox = "--approval-mode plan"
     env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
+    host_markers = ("QWEN_CODE",)
+    forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no auth type is selected", re.I))

@@ -19,6 +19,7 @@ class SimAdapter(Adapter):
     sandbox = "offline simulator: reads stdin, writes stdout, touches nothing"
     # Fault injection for tests and benchmarks is driven by these.
     env_prefixes = ("COUNCIL_SIM_",)
+    default_seat = False  # only with --sim or when named
     soft_timeout_s = 60.0
     soft_timeout_high_s = 60.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh", "max"})

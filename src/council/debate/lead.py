@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from council.adapters import VENDOR_ORDER, adapter_for
+from council.adapters import adapter_for, default_order
 from council.adapters.base import Adapter, Status, Tool
 from council.config import Config
 from council.context import DebateContext, build_room, files_block, refresh_technical_context
@@ -289,7 +289,7 @@ class Lead:
     async def _replace_advocate(self) -> None:
         """A dropped advocate is replaced by the next installed CLI (protocol.md, READY)."""
         tried = {self.plan.advocate.cli}
-        for cli in VENDOR_ORDER:
+        for cli in default_order():
             if cli in tried or self.plan.simulated:
                 continue
             tried.add(cli)

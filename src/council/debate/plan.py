@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from council.adapters import VENDOR_ORDER, adapter_for
+from council.adapters import adapter_for, default_order
 from council.config import EFFORTS, Config
+from council.debate.seating import pick_advocate, pick_lead, pick_other_vendor
 from council.errors import ConfigError, NoUsableCliError, UsageError
 
 CALLER = "caller"
@@ -165,24 +166,21 @@ def resolve_plan(
     def spec_of(text: str | None) -> SeatSpec | None:
         return None if text is None else checked(text)
 
+    def vendor_of(cli: str) -> str:
+        return adapter_for(cli, config.clis).vendor
+
     advocate_spec = spec_of(_first(flags.advocate, config.roles.advocate))
     if advocate_spec is None:
-        if flags.sim:
-            advocate_spec = SeatSpec("sim")
-        else:
-            first = next((n for n in VENDOR_ORDER if is_installed(n)), None)
-            if first is None:
-                raise NoUsableCliError(
-                    "no AI CLI found for the advocate seat: install one "
-                    "(see `council doctor`) or try council offline with --sim"
-                )
-            advocate_spec = SeatSpec(first)
-    critic_spec = spec_of(_first(flags.critic, config.roles.critic))
-    if critic_spec is None:
-        vendor = _vendor(advocate_spec.cli, config)
-        usable = [n for n in VENDOR_ORDER if is_installed(n)]
-        other = next((n for n in usable if _vendor(n, config) != vendor), None)
-        critic_spec = SeatSpec(other or advocate_spec.cli)
+        first = "sim" if flags.sim else pick_advocate(is_installed)
+        if first is None:
+            raise NoUsableCliError(
+                "no AI CLI found for the advocate seat: install one "
+                "(see `council doctor`) or try council offline with --sim"
+            )
+        advocate_spec = SeatSpec(first)
+    critic_spec = spec_of(_first(flags.critic, config.roles.critic)) or SeatSpec(
+        pick_other_vendor(advocate_spec.cli, is_installed, vendor_of) or advocate_spec.cli
+    )
 
     lead_text = _first(flags.lead, config.roles.lead)
     lead: SeatPlan | None
@@ -190,7 +188,7 @@ def resolve_plan(
         lead = None
     else:
         lead_spec = spec_of(lead_text) or SeatSpec(
-            "claude" if is_installed("claude") and not flags.sim else advocate_spec.cli
+            advocate_spec.cli if flags.sim else pick_lead(advocate_spec.cli, is_installed)
         )
         lead = seat("lead", "lead", lead_spec)
 
@@ -201,7 +199,7 @@ def resolve_plan(
         if text.strip().lower() == "auto":
             proxy_specs += [
                 SeatSpec(n)
-                for n in VENDOR_ORDER
+                for n in default_order()
                 if is_installed(n) and n not in seated and n not in {s.cli for s in proxy_specs}
             ]
         else:
@@ -247,10 +245,6 @@ def _check_name(cli: str, config: Config) -> None:
         adapter_for(cli, config.clis)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _vendor(cli: str, config: Config) -> str:
-    return adapter_for(cli, config.clis).vendor
 
 
 def _pairs(items: Sequence[str], sep: str, flag: str) -> dict[str, str]:

@@ -9,7 +9,6 @@ continues from either.
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 from collections.abc import Mapping
@@ -35,19 +34,17 @@ from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState, now_iso
-from council.errors import CouncilError, InterruptedRun
+from council.errors import CouncilError, ExitCode, InterruptedRun
 from council.progress import Progress
 from council.runner import RetryPolicy
 from council.runs.record import Record
-
-EXIT_BY_STATUS = {"completed": 0, "degraded": 5, "failed": 3, "interrupted": 130}
 
 
 @dataclass
 class DebateRun:
     record: Record
     result: dict[str, Any]
-    exit_code: int
+    exit_code: ExitCode
     error: CouncilError | None = None
 
     @property
@@ -171,9 +168,6 @@ def _drive(
     )
     error: CouncilError | None = None
     started = datetime.now(UTC)
-    if not gc.isenabled():  # the CLI's start-up (council.cli.main): everything is loaded now
-        gc.freeze()  # the start-up heap lives as long as the process: never traverse it
-        gc.enable()
 
     async def main() -> None:
         nonlocal error
@@ -223,7 +217,7 @@ def _drive(
 
 
 def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError | None) -> DebateRun:
-    exit_code = error.exit_code if error is not None else EXIT_BY_STATUS[state.status]
+    exit_code = error.exit_code if error is not None else ExitCode.of_status(state.status)
     state.exit_code = exit_code
     result = build_result(state, _display(record.path, cwd))
     record.save_state(state)

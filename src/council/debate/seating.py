@@ -1,11 +1,16 @@
-"""Which installed CLI takes which seat when the user does not say (protocol.md section 1)."""
+"""Which installed CLI takes which seat when the user does not say (protocol.md section 1).
+
+The one home of the rule, used by the plan of a debate and by `council doctor`: the advocate
+is the first usable CLI in the registry's default order; the critic the first usable one of
+another vendor than the advocate, else the advocate's own CLI.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from council.adapters import VENDOR_ORDER
+from council.adapters import default_order
 
 
 @dataclass(frozen=True)
@@ -18,13 +23,28 @@ class DefaultSeats:
         return [role for role in ("advocate", "critic", "lead") if getattr(self, role) == cli]
 
 
+def pick_advocate(usable: Callable[[str], bool]) -> str | None:
+    return next((name for name in default_order() if usable(name)), None)
+
+
+def pick_other_vendor(
+    cli: str, usable: Callable[[str], bool], vendor_of: Callable[[str], str]
+) -> str | None:
+    """The first usable CLI of another vendor than `cli`'s, or None."""
+    vendor = vendor_of(cli)
+    return next((n for n in default_order() if usable(n) and vendor_of(n) != vendor), None)
+
+
+def pick_lead(advocate: str, usable: Callable[[str], bool]) -> str:
+    return "claude" if usable("claude") else advocate
+
+
 def default_seats(usable: Sequence[str], vendor_of: Callable[[str], str]) -> DefaultSeats:
-    """Advocate: first usable in vendor order. Critic: first of another vendor, else the same
-    CLI. Lead: claude when usable, else the advocate's CLI."""
-    ordered = [name for name in VENDOR_ORDER if name in usable]
-    if not ordered:
+    def is_usable(name: str) -> bool:
+        return name in usable
+
+    advocate = pick_advocate(is_usable)
+    if advocate is None:
         return DefaultSeats(None, None, None)
-    advocate = ordered[0]
-    critic = next((n for n in ordered if vendor_of(n) != vendor_of(advocate)), advocate)
-    lead = "claude" if "claude" in ordered else advocate
-    return DefaultSeats(advocate, critic, lead)
+    critic = pick_other_vendor(advocate, is_usable, vendor_of) or advocate
+    return DefaultSeats(advocate, critic, pick_lead(advocate, is_usable))

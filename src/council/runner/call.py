@@ -20,7 +20,7 @@ import anyio
 from council.adapters.base import Adapter, RawResult, Request, Status, Tool, Verdict, tail
 from council.atomicio import write_private
 from council.runner.attempt import AttemptResult, run_piped
-from council.runner.environment import build_env, new_call_id
+from council.runner.environment import adapter_env, new_call_id
 from council.runner.retry import RetryPolicy
 from council.runner.sink import DEFAULT_CAP_BYTES, CappedSink
 
@@ -149,17 +149,10 @@ async def run_call(
             invocation = adapter.build(tool, request)
             _place_room_files(room, invocation.room_files)
             call_id = new_call_id()
-            overrides = {**invocation.env, **adapter.settings.env}
+            overrides = dict(invocation.env)
             if invocation.tty:
                 overrides.setdefault("TERM", "xterm-256color")
-            env = build_env(
-                os.environ if environ is None else environ,
-                vendor_prefixes=adapter.env_prefixes,
-                vendor_names=adapter.env_names,
-                pass_env=adapter.settings.pass_env,
-                overrides=overrides,
-                call_id=call_id,
-            )
+            env = adapter_env(adapter, environ, overrides=overrides, call_id=call_id)
             out = CappedSink(files.response(number), cap_bytes)
             err = CappedSink(files.err(number), cap_bytes)
             try:

@@ -12,16 +12,14 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from council.adapters.base import Adapter
 
 BASE_NAMES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "TMPDIR")
 BASE_PREFIXES = ("LC_",)
 FORCED = {"TERM": "dumb", "NO_COLOR": "1"}
-# Markers IDE hosts set for their own children; a vendor may re-allow a name it needs
-# (claude's CLAUDE_CODE_OAUTH_TOKEN) by listing it in its env_names.
-NESTING_NAMES = frozenset(
-    {"CLAUDECODE", "GEMINI_CLI", "QWEN_CODE", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED"}
-)
-NESTING_PREFIXES = ("CLAUDE_CODE_",)
 CALL_MARKER = "COUNCIL_CALL_ID"
 
 
@@ -31,8 +29,8 @@ def new_call_id() -> str:
     return f"{os.getpid()}-{uuid.uuid4().hex}"
 
 
-def is_nesting_marker(name: str) -> bool:
-    return name in NESTING_NAMES or name.startswith(NESTING_PREFIXES)
+def _is_marker(name: str, markers: tuple[str, ...]) -> bool:
+    return any(name.startswith(m) if m.endswith("_") else name == m for m in markers)
 
 
 def build_env(
@@ -41,15 +39,19 @@ def build_env(
     vendor_prefixes: Iterable[str] = (),
     vendor_names: Iterable[str] = (),
     pass_env: Iterable[str] = (),
+    host_markers: Iterable[str] = (),
     overrides: Mapping[str, str] | None = None,
     call_id: str | None = None,
 ) -> dict[str, str]:
     """The child's environment: allow-listed names from `source`, then `overrides` on top.
 
-    `vendor_names` and `pass_env` are explicit, so they beat the nesting-marker removal;
-    `vendor_prefixes` are broad, so they do not.
+    `host_markers` are the variables IDE hosts set for their own children (a name, or a
+    prefix ending in `_`). `vendor_names` and `pass_env` are explicit, so they beat the
+    marker removal (claude's CLAUDE_CODE_OAUTH_TOKEN); `vendor_prefixes` are broad, so they
+    do not.
     """
     prefixes = tuple(vendor_prefixes)
+    markers = tuple(host_markers)
     explicit = set(vendor_names) | set(pass_env)
     env: dict[str, str] = {}
     for name, value in source.items():
@@ -57,7 +59,7 @@ def build_env(
             name in explicit
             or name in BASE_NAMES
             or name.startswith(BASE_PREFIXES)
-            or (prefixes and name.startswith(prefixes) and not is_nesting_marker(name))
+            or (prefixes and name.startswith(prefixes) and not _is_marker(name, markers))
         ):
             env[name] = value
     env.update(FORCED)
@@ -66,3 +68,25 @@ def build_env(
         # Lets the killer find processes that left our process group and lost their parent.
         env[CALL_MARKER] = call_id
     return env
+
+
+def adapter_env(
+    adapter: Adapter,
+    source: Mapping[str, str] | None = None,
+    *,
+    overrides: Mapping[str, str] | None = None,
+    call_id: str | None = None,
+) -> dict[str, str]:
+    """The environment `adapter`'s CLI runs with: its vendor's variables, what the config
+    names for it (`pass_env`, and `env` on top of everything), no IDE host's markers."""
+    from council.adapters.registry import host_markers
+
+    return build_env(
+        os.environ if source is None else source,
+        vendor_prefixes=adapter.env_prefixes,
+        vendor_names=adapter.env_names,
+        pass_env=adapter.settings.pass_env,
+        host_markers=host_markers(),
+        overrides={**(overrides or {}), **adapter.settings.env},
+        call_id=call_id,
+    )

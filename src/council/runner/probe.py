@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from pathlib import Path
 import anyio
 
 from council.runner.attempt import run_piped
-from council.runner.environment import build_env, new_call_id
+from council.runner.environment import CALL_MARKER, new_call_id
 from council.runner.sink import CappedSink
 
 _PROBE_CAP = 256 * 1024
@@ -29,22 +28,13 @@ class ProbeResult:
 async def run_probe(
     argv: Sequence[str],
     *,
+    env: Mapping[str, str],
     timeout_s: float = 10.0,
-    vendor_prefixes: Sequence[str] = (),
-    vendor_names: Sequence[str] = (),
-    pass_env: Sequence[str] = (),
-    overrides: Mapping[str, str] | None = None,
-    environ: Mapping[str, str] | None = None,
 ) -> ProbeResult:
+    """`env` is the allow-listed environment (`environment.adapter_env`); the probe adds its
+    own call marker, so a hung probe's whole tree is found and killed."""
     call_id = new_call_id()
-    env = build_env(
-        os.environ if environ is None else environ,
-        vendor_prefixes=vendor_prefixes,
-        vendor_names=vendor_names,
-        pass_env=pass_env,
-        overrides=overrides,
-        call_id=call_id,
-    )
+    env = {**env, CALL_MARKER: call_id}
     out, err = CappedSink(None, _PROBE_CAP), CappedSink(None, _PROBE_CAP)
     # A neutral cwd, so a probe never reads the project's own config files.
     raw = await run_piped(

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import anyio
 
 from council.adapters.base import Adapter, Tool, VersionInfo
-from council.runner import run_probe
+from council.runner.environment import adapter_env
+from council.runner.probe import run_probe
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -29,12 +30,7 @@ async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> 
         missing = f"`{adapter.command()[0]}` not found on PATH{hint}"
         return Resolution(adapter, None, problem=missing, found=False)
     probe = await run_probe(
-        [*command, *adapter.version_argv()],
-        timeout_s=timeout_s,
-        vendor_prefixes=adapter.env_prefixes,
-        vendor_names=adapter.env_names,
-        pass_env=adapter.settings.pass_env,
-        overrides=dict(adapter.settings.env),
+        [*command, *adapter.version_argv()], env=adapter_env(adapter), timeout_s=timeout_s
     )
     if probe.error:
         return Resolution(adapter, None, problem=probe.error)

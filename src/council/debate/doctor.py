@@ -1,4 +1,5 @@
-"""`council doctor`: which CLIs this machine has, whether they can run, and how council uses them.
+"""What `council doctor` reports: which CLIs this machine has, whether they can run, and which
+debate seat each would take.
 
 Probes run in parallel, each with a short timeout. The auth column is a local look for
 credentials (environment variables, credential files): fast, offline, and only a hint, since
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import anyio
 
-from council.adapters import VENDOR_ORDER, adapter_for, known_names
+from council.adapters import adapter_for, default_order, known_names
 from council.config import Config
 from council.debate.seating import DefaultSeats, default_seats
 from council.runner.resolve import PROBE_TIMEOUT_S, Resolution, resolve_tool
@@ -34,10 +35,6 @@ class DoctorReport:
             if r.tool is not None and r.adapter.vendor != "sim"
         ]
 
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.usable_vendor_clis else 3
-
 
 async def run_doctor(
     config: Config, timeout_s: float = PROBE_TIMEOUT_S, environ: Mapping[str, str] | None = None
@@ -55,7 +52,7 @@ async def run_doctor(
     usable = [
         r.adapter.display_name
         for r in done
-        if r.tool is not None and r.adapter.display_name in VENDOR_ORDER
+        if r.tool is not None and r.adapter.display_name in default_order()
     ]
     vendors = {r.adapter.display_name: r.adapter.vendor for r in done}
     seats = default_seats(usable, lambda name: vendors[name])
@@ -114,41 +111,3 @@ def report_json(report: DoctorReport) -> dict:
         "usable": report.usable_vendor_clis,
         "can_debate": bool(report.usable_vendor_clis),
     }
-
-
-def render_table(report: DoctorReport) -> str:
-    data = report_json(report)
-    header = ("CLI", "STATE", "VERSION", "AUTH", "SEAT", "READ-ONLY", "PATH / PROBLEM")
-    lines = [header]
-    for cli in data["clis"]:
-        auth = cli["auth"]
-        auth_text = {True: "found", False: "none found", None: "unknown"}[auth["found"]]
-        version = cli["version"] or "-"
-        if cli["variant"]:
-            version += f" ({cli['variant']})"
-        if cli["version_note"]:
-            version += " *"
-        seats = ",".join(cli["default_seats"]) or ("--sim" if cli["vendor"] == "sim" else "-")
-        where = cli["path"] if cli["state"] == "ok" else cli["problem"]
-        lines.append(
-            (cli["name"], cli["state"], version, auth_text, seats, cli["sandbox"], where or "-")
-        )
-    widths = [max(len(row[i]) for row in lines) for i in range(len(header) - 1)]
-    out = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=False)) + "  " + row[-1]
-        for row in lines
-    ]
-    notes = [f"* {c['name']}: {c['version_note']}" for c in data["clis"] if c["version_note"]]
-    out.extend(notes)
-    if data["can_debate"]:
-        d = data["defaults"]
-        out.append(
-            f"ready: advocate={d['advocate']} critic={d['critic']} lead={d['lead']} "
-            f"({len(data['usable'])} usable: {', '.join(data['usable'])})"
-        )
-    else:
-        out.append(
-            "no AI CLI can run a debate here: install one (see PATH / PROBLEM), or "
-            "run the offline simulator with --sim"
-        )
-    return "\n".join(out)

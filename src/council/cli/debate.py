@@ -1,0 +1,188 @@
+"""`council debate` and `council resume`: run the debate protocol, print its result."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from council.cli.app import CliState, cli, collect_from_now, output_options
+from council.cli.options import MultiValueOption
+from council.errors import ExitCode
+
+if TYPE_CHECKING:
+    from council.debate.run import DebateRun
+
+
+def _read_question(question: str) -> str:
+    if question == "-":
+        text = sys.stdin.read()
+    elif question.startswith("@"):
+        path = Path(question[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise click.UsageError(
+                f"cannot read the question from {path}: {exc.strerror}"
+            ) from None
+    else:
+        text = question
+    if not text.strip():
+        raise click.UsageError("the question is empty: give it as an argument, `-` or @file.md")
+    return text.strip()
+
+
+def _emit_result(run: DebateRun, as_json: bool, output: Path | None) -> ExitCode:
+    import json
+
+    from council.debate.result import render_markdown
+
+    markdown = render_markdown(run.result)
+    as_text = json.dumps(run.result, indent=2, ensure_ascii=False) + "\n"
+    if run.reached_decision:
+        click.echo(as_text if as_json else markdown, nl=False)
+    if output is not None:
+        output.write_text(as_text if output.suffix == ".json" else markdown, encoding="utf-8")
+    if run.error is not None:
+        click.echo(f"council: {run.error}", err=True)
+    click.echo(f"saved: {run.result['scratchpad']}", err=True)
+    return run.exit_code
+
+
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print the result JSON, not Markdown."
+)
+output_option = click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the result here (.json -> JSON, else Markdown).",
+)
+
+
+@cli.command(context_settings={"ignore_unknown_options": False})
+@click.argument("question")
+@click.option(
+    "--files",
+    "files",
+    cls=MultiValueOption,
+    metavar="F [F ...]",
+    help="Files given to the debate (several after one flag, repeatable, or a,b).",
+)
+@click.option("--diff", "diff_ref", metavar="REF", help="Add `git diff REF` and its files.")
+@click.option(
+    "--with",
+    "proxies",
+    metavar="CLI[,CLI...]",
+    multiple=True,
+    help="Proxy seats; `auto` = every installed CLI not already seated.",
+)
+@click.option("--advocate", metavar="SPEC", help="Seat spec cli[:model][#effort].")
+@click.option("--critic", metavar="SPEC", help="Seat spec cli[:model][#effort].")
+@click.option(
+    "--lead",
+    metavar="SPEC|caller",
+    help="Who writes the DECISION; `caller` = the calling agent does.",
+)
+@click.option("--rounds", type=click.IntRange(2, 5), help="2 to 5 (default 2).")
+@click.option("--preset", help="quick, balanced, deep, or one from the config.")
+@click.option("--model", "models", metavar="CLI:MODEL[,...]", multiple=True, help="Per-CLI model.")
+@click.option(
+    "--effort",
+    type=click.Choice(["low", "medium", "high", "xhigh"]),
+    help="Reasoning effort where the CLI supports it.",
+)
+@click.option(
+    "--timeout",
+    "timeouts",
+    metavar="CLI=SECONDS[,...]",
+    multiple=True,
+    help="Per-CLI soft timeout.",
+)
+@click.option("--quorum", type=click.IntRange(0), help="Challenges needed (default 1).")
+@click.option("--sim", is_flag=True, help="Seat every role on the offline simulator.")
+@json_option
+@output_option
+@click.option("--scratchpad", metavar="DIR", help="Where records go (default .scratchpad).")
+@click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
+@click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
+@output_options
+@click.pass_obj
+def debate(
+    state: CliState,
+    question: str,
+    files: tuple[str, ...],
+    diff_ref: str | None,
+    proxies: tuple[str, ...],
+    advocate: str | None,
+    critic: str | None,
+    lead: str | None,
+    rounds: int | None,
+    preset: str | None,
+    models: tuple[str, ...],
+    effort: str | None,
+    timeouts: tuple[str, ...],
+    quorum: int | None,
+    sim: bool,
+    as_json: bool,
+    output: Path | None,
+    scratchpad: str | None,
+    allow_outside: bool,
+    allow_secrets: bool,
+) -> ExitCode:
+    """Run a structured debate and print the DECISION.
+
+    Exit codes: 0 completed, 2 bad input, 3 no usable CLI for a required seat, 4 config
+    error, 5 degraded (no quorum, or no DECISION), 130 interrupted.
+
+    Example: council debate "Redis or Postgres for sessions?" --files app.py db.py --rounds 3
+    """
+    from council.debate.plan import DebateFlags
+    from council.debate.run import start_debate
+
+    flags = DebateFlags(
+        question=_read_question(question),
+        files=files,
+        diff=diff_ref,
+        proxies=tuple(p for text in proxies for p in text.split(",") if p.strip()) or None,
+        advocate=advocate,
+        critic=critic,
+        lead=lead,
+        rounds=rounds,
+        preset=preset,
+        models=models,
+        effort=effort,
+        timeouts=timeouts,
+        quorum=quorum,
+        sim=sim,
+        scratchpad=scratchpad,
+        allow_outside=allow_outside,
+        allow_secrets=allow_secrets,
+    )
+    config = state.config()
+    collect_from_now()
+    run = start_debate(flags, config, state.progress())
+    return _emit_result(run, as_json, output)
+
+
+@cli.command()
+@click.argument("debate_id", metavar="ID")
+@json_option
+@output_option
+@click.option("--scratchpad", metavar="DIR", help="Where records are (default .scratchpad).")
+@output_options
+@click.pass_obj
+def resume(
+    state: CliState, debate_id: str, as_json: bool, output: Path | None, scratchpad: str | None
+) -> ExitCode:
+    """Continue an interrupted or failed debate, reusing every reply already on disk.
+
+    Example: council resume debate-20261122-143005-k3x9
+    """
+    from council.debate.run import resume_debate
+
+    config = state.config()
+    collect_from_now()
+    run = resume_debate(debate_id, config, state.progress(), scratchpad=scratchpad)
+    return _emit_result(run, as_json, output)
