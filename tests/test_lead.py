@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from council.debate.lead import find_loops
+from council.debate.decision import find_loops
 from council.debate.state import Contribution
 
 

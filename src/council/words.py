@@ -46,6 +46,12 @@ def word_ends(text: str) -> Iterator[int]:
             yield match.end()
 
 
+def first_words(text: str, count: int) -> str:
+    """The first `count` whitespace-separated words on one line, `...` when there are more."""
+    words = text.split()
+    return " ".join(words[:count]) + (" ..." if len(words) > count else "")
+
+
 def count_words(text: str) -> int:
     return sum(1 for _ in word_ends(text))
 

@@ -11,7 +11,6 @@ delivered only when `to` names a subscriber (a seat's acknowledgement to the lea
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -83,7 +82,6 @@ class Bus:
         self._buffer = buffer
         self._seq = first_seq - 1
         self._inboxes: dict[str, MemoryObjectSendStream[Message]] = {}
-        self._start = time.monotonic()
 
     def subscribe(self, name: str) -> MemoryObjectReceiveStream[Message]:
         send, receive = anyio.create_memory_object_stream[Message](self._buffer)
@@ -126,3 +124,15 @@ class Bus:
         for inbox in self._inboxes.values():
             inbox.close()
         self._inboxes.clear()
+
+
+async def receive(
+    inbox: MemoryObjectReceiveStream[Message], within_s: float | None
+) -> Message | None:
+    """The next message, or None at the end of the stream or after `within_s` (None: wait)."""
+    with anyio.move_on_after(within_s):
+        try:
+            return await inbox.receive()
+        except anyio.EndOfStream:
+            return None
+    return None

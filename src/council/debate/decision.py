@@ -1,12 +1,19 @@
-"""Reading the lead model's DECISION: tolerant of code fences, prose around the object,
-trailing commas and smart quotes; strict about what reaches the result."""
+"""The DECISION's parts that need no model: reading the lead model's reply (tolerant of code
+fences, prose around the object, trailing commas and smart quotes; strict about what reaches
+the result), and finding the disagreements a seat repeated without new evidence (`loop`)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from council.words import first_words
+
+if TYPE_CHECKING:
+    from council.debate.state import Contribution
 
 VOTES = ("agree", "revise", "disagree")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.S)
@@ -130,3 +137,81 @@ def parse_convergence(text: str) -> tuple[bool, list[str]] | None:
         return None
     points = raw.get("open_blocking") or []
     return converged, [str(p) for p in points] if isinstance(points, list) else []
+
+
+_STOP = frozenset(
+    {
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "will",
+        "would",
+        "should",
+        "could",
+        "their",
+        "there",
+        "about",
+        "which",
+        "when",
+        "what",
+        "into",
+        "also",
+        "than",
+        "then",
+        "them",
+        "they",
+        "your",
+        "more",
+        "most",
+        "only",
+        "just",
+    }
+)
+_EVIDENCE = re.compile(r"[\w./-]+\.\w{1,5}\b|\b\w+\(\)|`[^`]+`|\b\d+(?:\.\d+)?\b")
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z'-]{3,}", text.lower()) if w not in _STOP}
+
+
+def find_loops(contributions: list[Contribution], advocate: str) -> list[str]:
+    """Disagreements a seat repeated in the next round without new evidence.
+
+    Repeated: most of the later text's content words were already in the earlier one. New
+    evidence: a file name, a call, a code span or a number the earlier text did not have.
+    """
+    loops = []
+    by_seat: dict[str, list[Contribution]] = {}
+    for c in contributions:
+        if c.seat != advocate and c.answered and c.phase in ("CHALLENGE", "REBUTTAL"):
+            by_seat.setdefault(c.seat, []).append(c)
+    for seat, items in by_seat.items():
+        for earlier, later in pairwise(items):
+            before, after = _content_words(earlier.text), _content_words(later.text)
+            if not after:
+                continue
+            overlap = len(before & after) / len(after)
+            new_evidence = set(_EVIDENCE.findall(later.text)) - set(_EVIDENCE.findall(earlier.text))
+            if overlap >= 0.7 and not new_evidence:
+                loops.append(
+                    f"{seat}, rounds {earlier.round}-{later.round}: {first_words(later.text, 25)}"
+                )
+    return loops
+
+
+def mark_loops(decision: dict[str, Any], loops: list[str]) -> None:
+    """Every repeated disagreement ends up ruled by the lead and marked `loop`."""
+    if not loops:
+        return
+    marked = [d for d in decision["disagreements"] if d["loop"]]
+    for point in loops[len(marked) :]:
+        decision["disagreements"].append(
+            {
+                "point": point,
+                "ruling": "Settled by the lead's recommendation above.",
+                "reason": "Raised again in the next round without new evidence.",
+                "loop": True,
+            }
+        )

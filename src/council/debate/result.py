@@ -22,6 +22,7 @@ def result_schema() -> dict[str, Any]:
 def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
     plan = state.plan
     contributions = state.contributions()
+    calls = state.every_call()
     seats = []
     seat_names = [plan["advocate"], plan["critic"], *plan["proxies"]]
     if plan["lead"]:
@@ -29,12 +30,14 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
     for seat_plan in seat_names:
         name = seat_plan["name"]
         info = state.seats.get(name, {})
-        mine = [c for c in contributions if c.seat == name]
-        lead_calls = [
-            v for v in state.calls.values() if v.get("seat") is None and v.get("by") == name
-        ]
-        statuses = [c.status for c in mine] + [v["status"] for v in lead_calls]
-        failed = [s for s in statuses if s not in ("ok", "late")]
+        mine = [c for c in calls if c.seat == name]
+        failed = [c.status for c in mine if not c.answered]
+        if info.get("status") == "dropped":
+            status = "dropped"
+        elif failed:
+            status = failed[-1]
+        else:
+            status = "ok" if mine else info.get("status", "ready")
         seats.append(
             {
                 "name": name,
@@ -43,19 +46,11 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "model": seat_plan["model"],
                 "effort": seat_plan["effort"],
                 "version": info.get("version"),
-                "status": info.get("status")
-                if info.get("status") == "dropped"
-                else (
-                    failed[-1] if failed else ("ok" if statuses else info.get("status", "ready"))
-                ),
-                "calls": len(statuses),
-                "retries": sum(max(0, c.attempts - 1) for c in mine)
-                + sum(max(0, v.get("attempts", 1) - 1) for v in lead_calls),
-                "latency_s": round(
-                    sum(c.latency_s for c in mine) + sum(v.get("latency_s", 0) for v in lead_calls),
-                    1,
-                ),
-                "words_out": sum(c.words for c in mine),
+                "status": status,
+                "calls": len(mine),
+                "retries": sum(max(0, c.attempts - 1) for c in mine),
+                "latency_s": round(sum(c.latency_s for c in mine), 1),
+                "words_out": sum(c.words for c in mine if c.role != "lead"),
             }
         )
     decision_prompt = None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import replace as dataclasses_replace
 from datetime import UTC, datetime
@@ -30,13 +29,13 @@ from council.context import (
     render_context_md,
     setup_report,
 )
+from council.debate.calls import Tuning
 from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState, now_iso
 from council.errors import CouncilError, ExitCode, InterruptedRun
 from council.progress import Progress
-from council.runner import RetryPolicy
 from council.runs.record import Record
 
 
@@ -50,15 +49,6 @@ class DebateRun:
     @property
     def reached_decision(self) -> bool:
         return self.result["status"] in ("completed", "degraded")
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """Knobs tests and benchmarks turn; users get the protocol's defaults."""
-
-    policy: RetryPolicy | None = None
-    grace_s: float = 3.0
-    environ: Mapping[str, str] | None = None
 
 
 def start_debate(
@@ -155,17 +145,7 @@ def _drive(
     cwd: Path,
 ) -> DebateRun:
     state.pid = os.getpid()
-    lead = Lead(
-        plan,
-        context,
-        record,
-        state,
-        progress,
-        config,
-        environ=tuning.environ,
-        policy=tuning.policy,
-        grace_s=tuning.grace_s,
-    )
+    lead = Lead(plan, context, record, state, progress, config, tuning=tuning)
     error: CouncilError | None = None
     started = datetime.now(UTC)
 

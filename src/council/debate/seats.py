@@ -9,51 +9,24 @@ cancels a call in flight, which kills its process tree, then the seat acknowledg
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from council.adapters.base import Adapter, Status, Tool
-from council.debate.bus import Bus, Kind, Message
+from council.adapters.base import Adapter
+from council.debate.bus import EVERYONE, Bus, Kind, Message
+from council.debate.calls import CallSite, Tuning, call_cli
+from council.debate.messages import LEAD, Ask, ReadyReport
 from council.debate.plan import SeatPlan
-from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
 from council.runner.resolve import ToolCache
-from council.words import truncate
-
-LEAD = "lead"
 
 
-@dataclass(frozen=True)
-class Ask:
-    """What an ACTION DM carries besides its body (in memory, never in the transcript)."""
-
-    prompt: str
-    stem: str
-    limit: int
-
-
-_SECRET_FLAG = re.compile(r"(key|token|secret|password|passwd|auth)", re.IGNORECASE)
-
-
-def mask_argv(argv: tuple[str, ...]) -> list[str]:
-    """argv fit to show: a prompt passed as an argument is abbreviated, and the value of a
-    flag that names a key, token, secret or password is masked."""
-    shown: list[str] = []
-    for arg in argv:
-        previous = shown[-1] if shown else ""
-        if previous.startswith("-") and "=" not in previous and _SECRET_FLAG.search(previous):
-            shown.append("****")
-        elif "=" in arg and arg.startswith("-") and _SECRET_FLAG.search(arg.split("=", 1)[0]):
-            shown.append(arg.split("=", 1)[0] + "=****")
-        elif len(arg) > 200 or "\n" in arg:
-            shown.append(f"<prompt: {len(arg)} chars>")
-        else:
-            shown.append(arg)
-    return shown
+def soft_timeout_of(seat: SeatPlan, adapter: Adapter) -> float:
+    """The seat's soft timeout: its plan's (a `--timeout` flag), else the adapter's."""
+    if seat.soft_timeout_s is not None:
+        return seat.soft_timeout_s
+    return adapter.soft_timeout(seat.effort or adapter.settings.effort)
 
 
 class SeatWorker:
@@ -66,10 +39,8 @@ class SeatWorker:
         record_dir: Path,
         room: Path,
         hard_factor: float,
-        policy: RetryPolicy | None = None,
-        grace_s: float = 3.0,
-        environ: Mapping[str, str] | None = None,
-        tools: ToolCache | None = None,
+        tuning: Tuning,
+        tools: ToolCache,
     ) -> None:
         self.plan = plan
         self.adapter = adapter
@@ -77,36 +48,54 @@ class SeatWorker:
         self.record_dir = record_dir
         self.room = room
         self.hard_factor = hard_factor
-        self.policy = policy
-        self.grace_s = grace_s
-        self.environ = environ
-        self.tools = tools or ToolCache()
-        self.tool: Tool | None = None
+        self.tuning = tuning
+        self.tools = tools
+        self.site: CallSite | None = None  # set once the CLI is found and usable
 
     @property
     def name(self) -> str:
         return self.plan.name
 
-    @property
-    def soft_timeout_s(self) -> float:
-        if self.plan.soft_timeout_s is not None:
-            return self.plan.soft_timeout_s
-        return self.adapter.soft_timeout(self.plan.effort or self.adapter.settings.effort)
-
     async def run(self) -> None:
         inbox = self.bus.subscribe(self.name)
         resolved = await self.tools.resolve(self.adapter)
-        self.tool = resolved.tool
+        soft = soft_timeout_of(self.plan, self.adapter)
+        if resolved.tool is not None:
+            self.site = CallSite(
+                seat=self.name,
+                adapter=self.adapter,
+                tool=resolved.tool,
+                record_dir=self.record_dir,
+                room=self.room,
+                soft_timeout_s=soft,
+                hard_timeout_factor=self.hard_factor,
+                model=self.plan.model,
+                effort=self.plan.effort,
+            )
+        tool = resolved.tool
+        report = ReadyReport(
+            ok=tool is not None,
+            cli=self.plan.cli,
+            problem=resolved.problem,
+            path=tool.command[0] if tool else None,
+            version=tool.version if tool else None,
+            variant=tool.variant if tool else None,
+            model=self.plan.model or self.adapter.settings.model,
+            effort=self.plan.effort or self.adapter.settings.effort,
+            sandbox=self.adapter.sandbox,
+            timeout_s=soft,
+        )
         await self.bus.send(
             Message(
                 Kind.READY,
                 self.name,
                 LEAD,
                 f"READY:{self.name}",
-                meta=self._report(resolved.problem),
+                meta=report.meta(),
+                payload=report,
             )
         )
-        if self.tool is None:
+        if self.site is None:
             self.bus.unsubscribe(self.name)
             return
         actions_in, actions_out = anyio.create_memory_object_stream[Message](64)
@@ -122,21 +111,6 @@ class SeatWorker:
         with anyio.CancelScope(shield=True):
             await self.bus.send(Message(Kind.SYSTEM, self.name, LEAD, f"SHUTDOWN-ACK:{self.name}"))
 
-    def _report(self, problem: str | None) -> dict:
-        tool = self.tool
-        return {
-            "ok": tool is not None,
-            "problem": problem,
-            "cli": self.plan.cli,
-            "path": tool.command[0] if tool else None,
-            "version": tool.version if tool else None,
-            "variant": tool.variant if tool else None,
-            "model": self.plan.model or self.adapter.settings.model,
-            "effort": self.plan.effort or self.adapter.settings.effort,
-            "sandbox": self.adapter.sandbox,
-            "timeout_s": self.soft_timeout_s,
-        }
-
     async def _work(self, actions: MemoryObjectReceiveStream[Message]) -> None:
         async with actions:
             async for order in actions:
@@ -144,54 +118,17 @@ class SeatWorker:
 
     async def _act(self, order: Message) -> None:
         ask: Ask = order.payload
-        assert self.tool is not None
-        soft = self.soft_timeout_s
-        outcome = await run_call(
-            self.adapter,
-            self.tool,
-            ask.prompt,
-            room=self.room,
-            files=CallFiles(self.record_dir, ask.stem),
-            timeouts=Timeouts(soft, soft * self.hard_factor, self.grace_s),
-            policy=self.policy,
-            model=self.plan.model,
-            effort=self.plan.effort,
-            environ=self.environ,
-        )
-        meta = {
-            "stem": ask.stem,
-            "cli": self.plan.cli,
-            "model": self.plan.model or self.adapter.settings.model,
-            "status": outcome.status.value,
-            "latency_s": round(outcome.latency_s, 2),
-            "exit_code": outcome.exit_code,
-            "attempts": len(outcome.attempts),
-            "stderr_tail": outcome.stderr_tail if outcome.status is not Status.OK else "",
-            "detail": outcome.detail,
-            "exceeded_soft": outcome.exceeded_soft,
-            "prompt_file": CallFiles(self.record_dir, ask.stem).prompt.name,
-            "response_file": (outcome.attempts[-1].response_file.name if outcome.attempts else ""),
-            "argv": mask_argv(outcome.attempts[-1].argv) if outcome.attempts else [],
-        }
-        if outcome.status is Status.OK:
-            cut = truncate(outcome.text, ask.limit)
-            body = cut.text
-            meta |= {
-                "words": cut.words,
-                "truncated": cut.truncated,
-                "original_words": cut.original_words,
-            }
-        else:
-            body = f"{self.name} {outcome.status.value}: {outcome.detail}"
-            meta |= {"words": 0, "truncated": False, "original_words": 0}
+        assert self.site is not None
+        reply = await call_cli(self.site, ask, self.tuning)
         await self.bus.send(
             Message(
                 Kind.BROADCAST,
                 self.name,
-                "*",
-                body,
+                EVERYONE,
+                reply.text,
                 round=order.round,
                 phase=order.phase,
-                meta=meta,
+                meta=reply.meta(),
+                payload=reply,
             )
         )

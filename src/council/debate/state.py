@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from council.debate.messages import Reply
+    from council.debate.plan import SeatPlan
 
 SCHEMA = "council.state/v1"
 REUSABLE = ("ok", "late")
@@ -47,6 +51,33 @@ class Contribution:
     def answered(self) -> bool:
         return self.status in REUSABLE
 
+    @classmethod
+    def of(
+        cls, reply: Reply, seat: SeatPlan, phase: str, round_no: int, status: str
+    ) -> Contribution:
+        """A seat's (or the lead's) finished call as the record keeps it."""
+        return cls(
+            stem=reply.stem,
+            seat=seat.name,
+            role=seat.role,
+            phase=phase,
+            round=round_no,
+            status=status,
+            text=reply.text,
+            cli=reply.cli,
+            model=reply.model,
+            words=reply.words,
+            truncated=reply.truncated,
+            original_words=reply.original_words,
+            latency_s=reply.latency_s,
+            attempts=reply.attempts,
+            exit_code=reply.exit_code,
+            stderr_tail=reply.stderr_tail,
+            detail=reply.detail,
+            prompt_file=reply.prompt_file,
+            response_file=reply.response_file,
+        )
+
 
 @dataclass
 class DebateState:
@@ -60,8 +91,8 @@ class DebateState:
     finished_at: str | None = None
     duration_s: float = 0.0  # summed over runs (a resumed debate adds its own)
     seats: dict[str, dict[str, Any]] = field(default_factory=dict)
-    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # contribution stems, as received
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # stem -> Contribution
+    order: list[str] = field(default_factory=list)  # call stems, as received
     technical: list[str] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -89,6 +120,11 @@ class DebateState:
         return Contribution(**data) if data is not None and "seat" in data else None
 
     def contributions(self) -> list[Contribution]:
+        """The seats' contributions, as received; the lead's own calls are not among them."""
+        return [c for c in self.every_call() if c.role != "lead"]
+
+    def every_call(self) -> list[Contribution]:
+        """Every call that has ended, the lead's own included, as received."""
         found = (self.contribution(stem) for stem in self.order)
         return [c for c in found if c is not None]
 

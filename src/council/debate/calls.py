@@ -1,0 +1,105 @@
+"""One call of a seat's CLI, from an `Ask` to a `Reply`: the path every model call of a debate
+takes, a seat's and the lead's own (DECISION, convergence), so every call record has one
+shape."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from council.adapters.base import Adapter, Status, Tool
+from council.debate.messages import Ask, Reply
+from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.words import truncate
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Knobs tests and benchmarks turn; users get the protocol's defaults."""
+
+    policy: RetryPolicy | None = None
+    grace_s: float = 3.0  # between SIGTERM and SIGKILL
+    environ: Mapping[str, str] | None = None  # the environment CLIs are allow-listed from
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """Where and how one seat's calls run."""
+
+    seat: str
+    adapter: Adapter
+    tool: Tool
+    record_dir: Path
+    room: Path
+    soft_timeout_s: float
+    hard_timeout_factor: float
+    model: str | None = None
+    effort: str | None = None
+
+
+async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
+    soft = site.soft_timeout_s
+    files = CallFiles(site.record_dir, ask.stem)
+    outcome = await run_call(
+        site.adapter,
+        site.tool,
+        ask.prompt,
+        room=site.room,
+        files=files,
+        timeouts=Timeouts(soft, soft * site.hard_timeout_factor, tuning.grace_s),
+        policy=tuning.policy,
+        model=site.model,
+        effort=site.effort,
+        environ=tuning.environ,
+    )
+    last = outcome.attempts[-1] if outcome.attempts else None
+    common = {
+        "stem": ask.stem,
+        "cli": site.adapter.display_name,
+        "status": outcome.status.value,
+        "model": site.model or site.adapter.settings.model,
+        "latency_s": round(outcome.latency_s, 2),
+        "attempts": len(outcome.attempts),
+        "exit_code": outcome.exit_code,
+        "detail": outcome.detail,
+        "exceeded_soft": outcome.exceeded_soft,
+        "prompt_file": files.prompt.name,
+        "response_file": last.response_file.name if last else "",
+        "argv": tuple(mask_argv(last.argv)) if last else (),
+    }
+    if outcome.status is not Status.OK:
+        notice = f"{site.seat} {outcome.status.value}: {outcome.detail}"
+        return Reply(text=notice, stderr_tail=outcome.stderr_tail, **common)
+    if ask.limit is None:
+        words = len(outcome.text.split())
+        return Reply(text=outcome.text, words=words, original_words=words, **common)
+    cut = truncate(outcome.text, ask.limit)
+    return Reply(
+        text=cut.text,
+        words=cut.words,
+        truncated=cut.truncated,
+        original_words=cut.original_words,
+        **common,
+    )
+
+
+_SECRET_FLAG = re.compile(r"(key|token|secret|password|passwd|auth)", re.IGNORECASE)
+
+
+def mask_argv(argv: tuple[str, ...]) -> list[str]:
+    """argv fit to show: a prompt passed as an argument is abbreviated, and the value of a
+    flag that names a key, token, secret or password is masked."""
+    shown: list[str] = []
+    for arg in argv:
+        previous = shown[-1] if shown else ""
+        if previous.startswith("-") and "=" not in previous and _SECRET_FLAG.search(previous):
+            shown.append("****")
+        elif "=" in arg and arg.startswith("-") and _SECRET_FLAG.search(arg.split("=", 1)[0]):
+            shown.append(arg.split("=", 1)[0] + "=****")
+        elif len(arg) > 200 or "\n" in arg:
+            shown.append(f"<prompt: {len(arg)} chars>")
+        else:
+            shown.append(arg)
+    return shown

@@ -1,0 +1,203 @@
+"""Asking seats and collecting their answers (protocol.md section 3, "Timeouts and progressive
+wait"): one ACTION DM per call, the replies turned into stored contributions, the progressive
+wait that moves on without a straggler, and the straggler's late answer when it comes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from council.debate.bus import Kind, Message, action_body
+from council.debate.journal import Journal
+from council.debate.messages import LEAD, Ask, Reply
+from council.debate.plan import SeatPlan
+from council.debate.roster import Roster
+from council.debate.state import Contribution
+from council.prompts import render, warm_up
+
+# A seat worker answers every ACTION by its hard limit; past this margin it is presumed dead.
+WORKER_MARGIN_S = 30.0
+
+
+@dataclass
+class Pending:
+    seat: SeatPlan
+    stem: str
+    phase: str
+    round: int
+    sent_at: float
+    soft_s: float
+    hard_s: float
+
+
+class Dispatch:
+    def __init__(self, roster: Roster, journal: Journal) -> None:
+        self.roster = roster
+        self.journal = journal
+        self.stragglers: dict[str, Pending] = {}
+        self.unseen_late: list[Contribution] = []  # late replies the advocate has not seen
+        self.background: TaskGroup | None = None  # set while the seats sit
+        self._warmed = False
+
+    def take_unseen_late(self) -> list[Contribution]:
+        late, self.unseen_late = self.unseen_late, []
+        return late
+
+    async def ask(
+        self, seat: SeatPlan, phase: str, round_no: int, template: str, limit: int, **values: Any
+    ) -> Pending | Contribution:
+        """Send one ACTION DM, or reuse the reply a previous run already stored."""
+        state, progress = self.journal.state, self.journal.progress
+        stem = f"{seat.name}-r{round_no}"
+        stored = state.contribution(stem)
+        if stored is not None and stored.answered:
+            await self.journal.note(f"reused {stem} from the record", stem=stem)
+            progress.seat(seat.name, phase=phase, state="reused", words=stored.words)
+            return stored
+        prompt = render(
+            template,
+            phase=phase,
+            role=seat.role,
+            round=round_no,
+            question=self.roster.plan.question,
+            technical=state.technical,
+            limit=limit,
+            **values,
+        )
+        ask = Ask(prompt=prompt, stem=stem, limit=limit)
+        await self.journal.bus.send(
+            Message(
+                Kind.DM,
+                LEAD,
+                seat.name,
+                action_body(phase, f"round={round_no} limit={limit}"),
+                round=round_no,
+                phase=phase,
+                meta=ask.meta(),
+                payload=ask,
+            )
+        )
+        if not self._warmed and self.background is not None:
+            self._warmed = True  # the first CLI runs: compile the other templates meanwhile
+            self.background.start_soon(anyio.to_thread.run_sync, warm_up)
+        soft = self.roster.ready[seat.name].timeout_s
+        progress.seat(
+            seat.name,
+            phase=phase,
+            state="asked",
+            started=anyio.current_time(),
+            timeout_s=soft,
+            words=None,
+        )
+        hard = soft * self.roster.plan.hard_timeout_factor
+        return Pending(seat, stem, phase, round_no, anyio.current_time(), soft, hard)
+
+    async def gather(
+        self, asked: list[Pending | Contribution], *, progressive: bool
+    ) -> list[Contribution]:
+        """Wait for the asked seats. With `progressive`, move on when all but one answered
+        and the missing one has run its soft timeout; it becomes a straggler."""
+        done = {a.stem: a for a in asked if isinstance(a, Contribution)}
+        pending = {a.stem: a for a in asked if isinstance(a, Pending)}
+        while pending:
+            now = anyio.current_time()
+            # A worker that never answers (a bug) must not hang the debate.
+            horizon = min(p.sent_at + p.hard_s + WORKER_MARGIN_S for p in pending.values())
+            if progressive and len(pending) == 1:  # all but one answered (or a lone seat)
+                (last,) = pending.values()
+                move_on_at = last.sent_at + last.soft_s
+                if now >= move_on_at:
+                    self.stragglers[last.stem] = last
+                    pending.clear()
+                    self.journal.progress.info(
+                        f"{last.phase} {last.seat.name} waiting {last.soft_s:.0f}/"
+                        f"{last.hard_s:.0f}s: moving on with {len(done)}/{len(asked)} "
+                        "(progressive wait)"
+                    )
+                    await self.journal.note(
+                        f"moving on without {last.seat.name} (progressive wait)", stem=last.stem
+                    )
+                    break
+                horizon = min(horizon, move_on_at)
+            elif now >= horizon:
+                for stem, p in list(pending.items()):
+                    if now >= p.sent_at + p.hard_s + WORKER_MARGIN_S:
+                        done[stem] = self._lost(p)
+                        pending.pop(stem)
+                continue
+            message = await self.roster.receive(max(0.0, horizon - now))
+            if message is None:
+                continue
+            contribution = self.absorb(message)
+            if contribution is not None and contribution.stem in pending:
+                pending.pop(contribution.stem)
+                done[contribution.stem] = contribution
+        return [done[a.stem] for a in asked if a.stem in done]
+
+    async def wait_for_stragglers(self) -> None:
+        """Before the DECISION: a straggler inside its hard limit may still answer."""
+        while self.stragglers:
+            now = anyio.current_time()
+            horizon = min(p.sent_at + p.hard_s + WORKER_MARGIN_S for p in self.stragglers.values())
+            message = await self.roster.receive(max(0.0, horizon - now))
+            if message is None and anyio.current_time() >= horizon:
+                for stem, pending in list(self.stragglers.items()):
+                    if anyio.current_time() >= pending.sent_at + pending.hard_s:
+                        self.stragglers.pop(stem)
+                        self._lost(pending)
+            elif message is not None:
+                self.absorb(message)
+
+    def absorb(self, message: Message) -> Contribution | None:
+        """Turn a seat's reply into a stored contribution (late ones included)."""
+        if message.kind is not Kind.BROADCAST or not isinstance(message.payload, Reply):
+            return None
+        reply: Reply = message.payload
+        seat = self.roster.seat(message.sender)
+        if seat is None:  # a seat that has since been replaced
+            return None
+        late = self.stragglers.pop(reply.stem, None) is not None
+        status = "late" if late and reply.answered else reply.status
+        contribution = Contribution.of(reply, seat, message.phase or "", message.round or 0, status)
+        self.journal.store(contribution)
+        self._show(contribution, reply)
+        if late:
+            self.unseen_late.append(contribution)
+        return contribution
+
+    def _show(self, contribution: Contribution, reply: Reply) -> None:
+        progress = self.journal.progress
+        seat = contribution.seat
+        progress.seat(seat, state=contribution.status, started=None, words=contribution.words)
+        cut = f" (truncated from {contribution.original_words})" if contribution.truncated else ""
+        shown = (
+            f"{contribution.words} words{cut} {contribution.latency_s:.1f}s"
+            if contribution.answered
+            else contribution.detail
+        )
+        progress.info(f"{contribution.phase} {seat} {contribution.status} {shown}")
+        progress.detail(f"  argv: {' '.join(reply.argv)}")
+        progress.detail(
+            f"  {reply.attempts} attempt(s), {reply.latency_s}s, exit {reply.exit_code}"
+        )
+        if contribution.stderr_tail:
+            progress.detail("  stderr: " + contribution.stderr_tail.replace("\n", "\n  "))
+
+    def _lost(self, pending: Pending) -> Contribution:
+        contribution = Contribution(
+            stem=pending.stem,
+            seat=pending.seat.name,
+            role=pending.seat.role,
+            phase=pending.phase,
+            round=pending.round,
+            status="error",
+            text=f"{pending.seat.name} error: no answer from its worker",
+            cli=pending.seat.cli,
+            detail="no answer from its worker",
+        )
+        self.journal.store(contribution)
+        return contribution

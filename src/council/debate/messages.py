@@ -1,0 +1,78 @@
+"""What the lead and the seats say to each other over the bus, as frozen dataclasses.
+
+A message's `payload` carries one of these in memory; the transcript gets its `meta()` (the
+prompt itself never: the ACTION DM names the prompt file instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+LEAD = "lead"  # the lead's address on the bus
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What an ACTION DM asks of a seat: one CLI call with this prompt."""
+
+    prompt: str
+    stem: str  # names the call's files: `<stem>-prompt.md`, `<stem>-response.md`
+    limit: int | None  # word limit of the answer; None: the lead's own calls, never cut
+
+    def meta(self) -> dict[str, Any]:
+        return {"stem": self.stem, "prompt_file": f"{self.stem}-prompt.md", "limit": self.limit}
+
+
+@dataclass(frozen=True)
+class ReadyReport:
+    """A seat's READY: its tool report (protocol.md section 2), or why its CLI cannot run."""
+
+    ok: bool
+    cli: str
+    problem: str | None = None
+    path: str | None = None
+    version: str | None = None
+    variant: str | None = None
+    model: str | None = None
+    effort: str | None = None
+    sandbox: str = ""
+    timeout_s: float = 0.0  # the seat's soft timeout
+
+    def meta(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One finished call of a seat's CLI: the answer as relayed (cut to its word limit), or a
+    failure notice, with what the record keeps about the call."""
+
+    stem: str
+    cli: str
+    status: str  # a runner Status value; the lead turns a straggler's `ok` into `late`
+    text: str
+    model: str | None = None
+    words: int = 0
+    truncated: bool = False
+    original_words: int = 0
+    latency_s: float = 0.0
+    attempts: int = 0
+    exit_code: int | None = None
+    stderr_tail: str = ""
+    detail: str = ""
+    exceeded_soft: bool = False
+    prompt_file: str = ""
+    response_file: str = ""
+    argv: tuple[str, ...] = ()  # as shown: secrets masked, a prompt argument abbreviated
+
+    @property
+    def answered(self) -> bool:
+        return self.status == "ok"
+
+    def meta(self) -> dict[str, Any]:
+        """For the transcript: everything but the text, which is the message body."""
+        meta = asdict(self)
+        del meta["text"]
+        meta["argv"] = list(self.argv)
+        return meta
