@@ -14,6 +14,7 @@ from context.tree import numbered, write
 from council.context import gather_context
 from council.context.files import head_tail_sizes
 from council.context.paths import find_root
+from council.context.redact import Redactor
 from council.errors import UsageError
 
 
@@ -221,7 +222,7 @@ def test_files_are_redacted_and_counted_per_file(project):
 
 def test_the_config_extra_patterns_apply_to_every_file(project):
     write(project, "a.py", 'HOST = "build-42.corp.example"\n')
-    ctx = gather_context(["a.py"], cwd=project, extra_patterns=[r"build-\d+\.corp\.example"])
+    ctx = gather_context(["a.py"], cwd=project, redactor=Redactor([r"build-\d+\.corp\.example"]))
     assert ctx.files[0].text == 'HOST = "[REDACTED:custom]"'
 
 

@@ -33,7 +33,7 @@ from council.context.paths import (
     find_root,
     is_secret_name,
 )
-from council.context.redact import compile_extra_patterns, grammar_of, redact, redact_diff
+from council.context.redact import Redactor, grammar_of
 from council.context.technical import build_technical_context
 from council.errors import UsageError
 
@@ -48,14 +48,14 @@ def gather_context(
     file_lines: int = 500,
     total_lines: int = 2000,
     context_lines: int = 15,
-    extra_patterns: Sequence[str] = (),
+    redactor: Redactor | None = None,
     allow_files: Sequence[str] = (),
 ) -> DebateContext:
-    """Read, check, redact and cap the debate's files. Raises `UsageError` listing every bad
-    path, and `ConfigError` for an invalid `redact.extra_patterns` entry."""
+    """Read, check, redact (with the run's `redactor`; the built-in rules when None) and cap
+    the debate's files. Raises `UsageError` listing every bad path."""
     cwd = cwd.resolve()
     root = find_root(cwd)
-    extra = compile_extra_patterns(extra_patterns)
+    redactor = redactor or Redactor()
     accepted, refused = check_paths(
         file_args,
         cwd=cwd,
@@ -88,13 +88,13 @@ def gather_context(
         # The content's grammar follows the real file; a link named `.env` pointing at
         # `settings` still gets the env rules.
         grammar = item.real.name if grammar_of(item.real.name) else item.shown
-        redacted, kinds = redact(text, filename=grammar, extra_patterns=extra)
+        redacted, kinds = redactor.text(text, filename=grammar)
         texts.append((item, redacted, kinds))
 
     budget = total_lines
     diff_excerpt = None
     if diff_text is not None:
-        redacted_diff, kinds = redact_diff(diff_text, extra_patterns=extra)
+        redacted_diff, kinds = redactor.diff(diff_text)
         lines = split_lines(redacted_diff)
         # The diff is the subject: it is not cut head-and-tail like a file, only at the total.
         whole = Capped("\n".join(lines), len(lines), len(lines), False)

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from council.context.manifests import MAX_DEPS, Stack, read_stack
 from council.context.structures import (
@@ -23,6 +24,9 @@ from council.context.structures import (
     other_facts,
     python_facts,
 )
+
+if TYPE_CHECKING:
+    from council.context.redact import Redactor
 
 MAX_STRUCTURES = 8
 DIRECTIVES = re.compile(r"\b(?:should|must|always|never)\b", re.I)
@@ -114,6 +118,9 @@ _ROLES = {
     "pandas": "dataframes",
     "torch": "ML",
 }
+
+if TYPE_CHECKING:
+    from council.context.redact import Redactor
 
 
 def clean(line: str) -> str | None:
@@ -315,22 +322,25 @@ def refresh_technical_context(
     contributions: Sequence[str],
     round_no: int,
     limit: int = 20,
+    redactor: Redactor | None = None,
 ) -> tuple[str, ...]:
-    """`lines` plus facts stated in this round's `contributions`, tagged `[R<round_no>]`.
+    """`lines` plus facts stated in this round's `contributions`, tagged `[R<round_no>]`,
+    redacted by the run's `redactor` (a seat may quote a secret it found).
 
     Deterministic, no model: a sentence qualifies when it names something concrete (code, a
     version, a measured number, an identifier) and holds no opinion, advice, hedge, path or
     directive. Sentences stated by more contributions come first, then in order of appearance;
     duplicates of existing lines are skipped; the result has at most `limit` lines.
     """
-    from council.context.redact import redact
+    from council.context.redact import Redactor
 
+    redactor = redactor or Redactor()
     kept = list(lines)[:limit]
     seen = {_normalise(line) for line in kept}
     candidates: dict[str, tuple[str, int, int]] = {}  # normalised -> (text, support, order)
     order = 0
     for text in contributions:
-        text, _ = redact(text, filename="contribution.md")
+        text, _ = redactor.text(text, filename="contribution.md")
         for sentence in _candidate_sentences(text):
             if _OPINION.search(sentence) or not _CONCRETE.search(sentence):
                 continue

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from council.config import Config
-from council.context import DebateContext, files_block, refresh_technical_context
+from council.context import DebateContext, Redactor, files_block, refresh_technical_context
 from council.debate.bus import Bus
 from council.debate.calls import Tuning
 from council.debate.decision import find_loops, mark_loops
@@ -73,9 +73,11 @@ class Lead:
         config: Config,
         *,
         tuning: Tuning | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         tuning = tuning or Tuning()
         self.context = context
+        self.redactor = redactor or Redactor(plan.extra_patterns)
         self.state = state
         bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
         self.journal = Journal(record, state, progress, bus)
@@ -186,7 +188,9 @@ class Lead:
         """CONTEXT REFRESH: facts learned in round `round_no`, tagged [R<n>]."""
         texts = [c.text for c in self.state.contributions() if c.round == round_no and c.answered]
         self.state.technical = list(
-            refresh_technical_context(self.state.technical, texts, round_no, limit=20)
+            refresh_technical_context(
+                self.state.technical, texts, round_no, limit=20, redactor=self.redactor
+            )
         )
         self.journal.save()
 

@@ -22,10 +22,10 @@ import anyio
 from council.config import Config
 from council.context import (
     DebateContext,
+    Redactor,
     context_json,
     gather_context,
     protection_note,
-    redact,
     render_context_md,
     setup_report,
 )
@@ -60,14 +60,13 @@ def start_debate(
     tuning: Tuning | None = None,
 ) -> DebateRun:
     cwd = cwd or Path.cwd()
-    plan = resolve_plan(flags, config)
+    redactor = Redactor(config.redact.extra_patterns)
     # The question leaves the machine in every prompt: it gets the files' redaction too.
-    question, found = redact(
-        plan.question, filename="question.md", extra_patterns=plan.extra_patterns
-    )
+    question, found = redactor.text(flags.question, filename="question.md")
     if found:
-        plan = dataclasses_replace(plan, question=question)
+        flags = dataclasses_replace(flags, question=question)
         progress.warn(f"redacted {sum(found.values())} secret(s) from the question")
+    plan = resolve_plan(flags, config)
     # PARSE + CONTEXT: bad input stops here, before any record exists.
     context = gather_context(
         plan.files,
@@ -78,7 +77,7 @@ def start_debate(
         file_lines=plan.file_lines,
         total_lines=plan.total_lines,
         context_lines=plan.context_lines,
-        extra_patterns=plan.extra_patterns,
+        redactor=redactor,
         allow_files=plan.allow_files,
     )
     for line in setup_report(context):
@@ -145,7 +144,8 @@ def _drive(
     cwd: Path,
 ) -> DebateRun:
     state.pid = os.getpid()
-    lead = Lead(plan, context, record, state, progress, config, tuning=tuning)
+    redactor = Redactor(plan.extra_patterns)
+    lead = Lead(plan, context, record, state, progress, config, tuning=tuning, redactor=redactor)
     error: CouncilError | None = None
     started = datetime.now(UTC)
 

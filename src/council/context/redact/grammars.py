@@ -1,0 +1,273 @@
+"""Key/value grammars: secrets stored under secret-looking names in `.env`, shell, YAML,
+JSON, INI and TOML files, in Markdown code fences of those languages, and (strictly) in
+source code assignments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from council.context.redact.keys import not_a_secret_value, secret_key_kind
+from council.context.redact.marks import Hits, replace_group
+
+_FENCE_FORMATS = {
+    "env": "env",
+    "dotenv": "env",
+    "sh": "env",
+    "bash": "env",
+    "shell": "env",
+    "zsh": "env",
+    "console": "env",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "json": "json",
+    "jsonc": "json",
+    "json5": "json",
+    "ini": "ini",
+    "cfg": "ini",
+    "conf": "ini",
+    "properties": "ini",
+    "toml": "toml",
+}
+
+
+def file_format(filename: str) -> str | None:
+    """Which key/value grammar a file follows, by its name; None for source and prose."""
+    name = PurePosixPath(filename).name.lower()
+    suffix = PurePosixPath(name).suffix
+    if name.startswith(".env") or name.endswith(".env") or name in (".envrc", ".netrc"):
+        return "env"
+    if suffix in (".sh", ".bash", ".zsh", ".ksh"):
+        return "env"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    if suffix in (".json", ".jsonc", ".json5") or name.endswith(".json.example"):
+        return "json"
+    if suffix in (".ini", ".cfg", ".conf", ".properties", ".cnf") or name in (
+        ".npmrc",
+        ".pypirc",
+        ".pgpass",
+        "credentials",
+        "config",
+    ):
+        return "ini"
+    if suffix == ".toml":
+        return "toml"
+    return None
+
+
+def is_markdown(filename: str) -> bool:
+    return PurePosixPath(filename).suffix.lower() in (".md", ".markdown", ".mdx", ".rst")
+
+
+# `"key": "value"` or `key = 'value'` anywhere: JSON, TOML inline tables, YAML flow maps.
+_QUOTED_PAIR = re.compile(
+    r"(?:^|(?<=[\s{,\[]))(?P<kq>[\"']?)(?P<key>[A-Za-z_][\w.-]{0,80})(?P=kq)\s*[:=]\s*"
+    r"(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q))[^\\\n]){1,1024}?)(?P=q)",
+    re.M,
+)
+# Source code: a quoted literal assigned to a name, a dict key or a keyword argument.
+_SOURCE_ASSIGN = re.compile(
+    r"(?P<kq>[\"']?)(?P<key>[A-Za-z_][\w.-]{0,80})(?P=kq)"
+    r"\s*(?::\s*[A-Za-z_][\w\[\], .|]*?\s*)?(?::=|=>|\?\?=|=|:)\s*"
+    r"[rRbBuU]{0,2}(?P<q>[\"'`])(?P<v>(?:\\.|(?!(?P=q))[^\\\n]){6,512}?)(?P=q)"
+)
+_ENV_LINE = re.compile(
+    r"^(?P<lead>\s*(?:export\s+|set\s+|setenv\s+|ENV\s+|ARG\s+)?)(?P<key>[A-Za-z_][\w.-]*)"
+    r"(?P<sep>\s*=\s*)(?P<v>.*?)\s*$"
+)
+_YAML_LINE = re.compile(
+    r"^(?P<lead>\s*(?:-\s+)?)(?P<kq>[\"']?)(?P<key>[^\s:#\"'{}\[\],][^:#\"'{}\[\]]*?)(?P=kq)"
+    r"(?P<sep>\s*:)(?:\s+(?P<v>.*?))?\s*$"
+)
+_YAML_LIST_ENV = re.compile(
+    r"^(?P<lead>\s*-\s+[\"']?)(?P<key>[A-Za-z_]\w*)(?P<sep>=)(?P<v>.*?)(?P<tail>[\"']?)\s*$"
+)
+_INI_LINE = re.compile(
+    r"^(?P<lead>\s*)(?P<key>[^\s=:#;\[][^=:]*?)(?P<sep>\s*[=:]\s*)(?P<v>.*?)\s*$"
+)
+_TOML_LINE = re.compile(
+    r"^(?P<lead>\s*)(?P<kq>[\"']?)(?P<key>[A-Za-z0-9_.-]+)(?P=kq)(?P<sep>\s*=\s*)(?P<v>.*?)\s*$"
+)
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
+_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
+
+
+def _unquote_value(raw: str, comment_chars: str) -> tuple[int, int] | None:
+    """Span of the value's content inside `raw` (quotes and a trailing comment left out)."""
+    if not raw:
+        return None
+    if raw[0] in "\"'":
+        end = raw.find(raw[0], 1)
+        while end != -1 and raw[0] == '"' and raw[end - 1] == "\\":
+            end = raw.find(raw[0], end + 1)
+        return (1, end) if end > 1 else None
+    cut = len(raw)
+    for ch in comment_chars:
+        # A comment starts at " #" (YAML, env, TOML) or ";" (INI) after whitespace.
+        m = re.search(rf"\s{re.escape(ch)}", raw)
+        if m:
+            cut = min(cut, m.start())
+    value = raw[:cut].rstrip().rstrip(",")
+    return (0, len(value)) if value else None
+
+
+def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
+    """The line grammars of env, YAML, INI and TOML, for unquoted values and YAML blocks."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    grammars = {
+        "env": (_ENV_LINE, "#"),
+        "yaml": (_YAML_LINE, "#"),
+        "ini": (_INI_LINE, ";#"),
+        "toml": (_TOML_LINE, "#"),
+    }
+    pattern, comments = grammars[fmt]
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith(("#", ";", "//")):
+            out.append(line)
+            continue
+        m = None
+        if fmt == "yaml":
+            m = _YAML_LIST_ENV.match(line)
+        if m is None:
+            m = pattern.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        kind = secret_key_kind(m.group("key").strip())
+        raw = m.group("v") or ""
+        if kind is None:
+            out.append(line)
+            continue
+        if fmt == "yaml" and re.fullmatch(r"[|>][-+0-9]*", raw.strip()):
+            # A block scalar: the secret is every more-indented line that follows.
+            indent = len(line) - len(line.lstrip())
+            block = 0
+            while i + block < len(lines):
+                nxt = lines[i + block]
+                if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+                    break
+                block += 1
+            while block and not lines[i + block - 1].strip():
+                block -= 1  # trailing blank lines belong to no one
+            if block:
+                out.append(line)
+                pad = " " * (indent + 2)
+                out.append(pad + counter.hit(kind))
+                out.extend([""] * (block - 1))
+                i += block
+                continue
+            out.append(line)
+            continue
+        span = _unquote_value(raw, comments)
+        if span is None:
+            out.append(line)
+            continue
+        value = raw[span[0] : span[1]]
+        if (
+            not_a_secret_value(value)
+            or value.lstrip()[:1] in ("{", "[")
+            or (kind != "password" and _IDENTIFIER_LIKE.fullmatch(value))
+        ):
+            out.append(line)
+            continue
+        start = m.start("v") + span[0]
+        end = m.start("v") + span[1]
+        out.append(line[:start] + counter.hit(kind) + line[end:])
+    return "\n".join(out)
+
+
+def _redact_pairs(text: str, pattern: re.Pattern[str], strict: bool, counter: Hits) -> str:
+    def repl(m: re.Match[str]) -> str:
+        kind = secret_key_kind(m.group("key"), strict=strict)
+        value = m.group("v")
+        if kind is None or not_a_secret_value(value):
+            return m.group(0)
+        if kind != "password" and _IDENTIFIER_LIKE.fullmatch(value):
+            # Keys, tokens and secrets are machine-made: a bare word under `input_token` is
+            # a field name ("Marker"). A word may be a (weak) password, so those stay.
+            return m.group(0)
+        if strict and (
+            re.search(r"\s", value)  # prose: "Enter your password"
+            or "{" in value
+            or value.startswith(("http://", "https://", "/"))
+            # Words and identifiers: enum values, constants, dictionary keys
+            # ("REFRESH_TOKEN", "privateKeyUsagePeriod", "not_supported"). A credential
+            # in code has a digit or a symbol in it.
+            or _IDENTIFIER_LIKE.fullmatch(value)
+            # Identifiers again: a UUID in code is a request or resource id (in a config
+            # file under a secret's name it is redacted: some services issue UUID keys).
+            or _UUID.fullmatch(value)
+        ):
+            return m.group(0)
+        return replace_group(m, "v", counter.hit(kind))
+
+    # Line by line, and only lines naming a likely key: the pattern may start at any
+    # identifier, which on a multi-megabyte file is the difference between ms and seconds.
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if _KEY_HINT.search(line):
+            lines[n] = pattern.sub(repl, line)
+    return "\n".join(lines)
+
+
+def _redact_markdown(text: str, counter: Hits) -> str:
+    """Config rules inside code fences of config languages; source rules everywhere."""
+    out = []
+    fence = re.compile(r"^(?P<f>\s*(?:`{3,}|~{3,}))\s*(?P<lang>[\w.+-]*)[^\n]*$")
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = fence.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        closer = m.group("f").strip()
+        j = i + 1
+        while j < len(lines) and not lines[j].strip().startswith(closer):
+            j += 1
+        body = "\n".join(lines[i + 1 : j])
+        fmt = _FENCE_FORMATS.get(m.group("lang").lower())
+        if fmt is not None:
+            body = _redact_config(body, fmt, counter)
+        out.append(lines[i])
+        if j > i + 1:
+            out.append(body)
+        if j < len(lines):
+            out.append(lines[j])
+        i = j + 1
+    return _redact_pairs("\n".join(out), _SOURCE_ASSIGN, True, counter)
+
+
+def _redact_config(text: str, fmt: str, counter: Hits) -> str:
+    text = _redact_pairs(text, _QUOTED_PAIR, False, counter)
+    if fmt != "json":
+        text = _redact_config_lines(text, fmt, counter)
+    return text
+
+
+def grammar_of(filename: str) -> str | None:
+    """The key/value grammar `redact` applies to `filename`: a config format, "markdown", or
+    None for source code and everything else."""
+    fmt = file_format(filename)
+    if fmt is not None:
+        return fmt
+    return "markdown" if is_markdown(filename) else None
+
+
+def redact_by_grammar(text: str, filename: str, counter: Hits) -> str:
+    grammar = grammar_of(filename)
+    if grammar == "markdown":
+        return _redact_markdown(text, counter)
+    if grammar is not None:
+        return _redact_config(text, grammar, counter)
+    return _redact_pairs(text, _SOURCE_ASSIGN, True, counter)
