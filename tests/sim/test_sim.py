@@ -29,7 +29,7 @@ from council.sim import prompt as sim_prompt
 from council.sim.replies import build_reply
 from council.words import count_words
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 SIM = [sys.executable, "-m", "council.sim"]
 DECISION_KEYS = {
     "recommendation",

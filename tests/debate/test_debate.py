@@ -4,7 +4,6 @@ protocol's ordering guarantees, progressive wait, late replies, quorum, interrup
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -12,94 +11,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import jsonschema
 import psutil
 import pytest
 
-from council.debate.result import result_schema
-
-QUESTION = "Should this service cache sessions in Redis or Postgres?"
-
-
-class Project:
-    """A user's project directory with council's simulator on PATH."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root / "project"
-        self.root.mkdir()
-        (self.root / "README.md").write_text("# Sessions service\nStores sessions.\n")
-        (self.root / "app.py").write_text(
-            "class SessionStore:\n    def get(self, key: str) -> bytes: ...\n"
-        )
-        self.home = root / "home"
-        self.home.mkdir()
-        self.count_file = root / "sim-calls.txt"
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.defpath]),
-            "HOME": str(self.home),
-            "LANG": "C.UTF-8",
-            "COUNCIL_SIM_COUNT_FILE": str(self.count_file),
-            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
-            **extra,
-        }
-
-    def write_config(self, text: str) -> None:
-        (self.root / "council.yaml").write_text(text)
-
-    def argv(self, *args: str) -> list[str]:
-        return [sys.executable, "-m", "council", *args]
-
-    def run(self, *args: str, timeout: float = 120, **extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            self.argv(*args),
-            cwd=self.root,
-            env=self.env(**extra),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-
-    def start(self, *args: str, **extra: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            self.argv(*args),
-            cwd=self.root,
-            env=self.env(**extra),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            stdin=subprocess.DEVNULL,
-        )
-
-    def records(self) -> list[Path]:
-        pad = self.root / ".scratchpad"
-        return sorted(pad.iterdir()) if pad.is_dir() else []
-
-    def record(self) -> Path:
-        (only,) = self.records()
-        return only
-
-    def transcript(self) -> list[dict]:
-        path = self.record() / "transcript.jsonl"
-        if not path.exists():
-            return []
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-    def sim_calls(self) -> Counter:
-        if not self.count_file.exists():
-            return Counter()
-        return Counter(line.split("\t")[0] for line in self.count_file.read_text().splitlines())
+from project import QUESTION, Project, validate
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
-
-
-def validate(result: dict) -> None:
-    jsonschema.Draft202012Validator(result_schema()).validate(result)
 
 
 def dms(transcript: list[dict]) -> list[dict]:
