@@ -1,19 +1,22 @@
 """The `council` click group, its global options, and what every command shares.
 
 Each command lives in a module of its own (`council.cli.debate`, `council.cli.doctor`, ...),
-registers itself on `cli` and returns its exit code; `council.cli.main` exits with it.
+registers itself on `cli` and returns its exit code. `CouncilGroup.invoke` is the one place
+where a command's result or error becomes an exit code and a message.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from council import __version__
+from council.errors import CouncilError, ExitCode
 
 if TYPE_CHECKING:
     from council.config import Config
@@ -49,7 +52,41 @@ def collect_from_now() -> None:
         gc.enable()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class CouncilGroup(click.Group):
+    """Runs a command and turns what it returns or raises into an exit code: an `ExitCode`
+    returned, a `CouncilError` (its message on one line, its code), an interrupt (130), or a
+    bug (exit 1; a short message, or the traceback under -v). Usage errors stay click's
+    (exit 2, with the usage line)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            code = super().invoke(ctx)
+        except CouncilError as exc:
+            click.echo(f"council: {exc}", err=True)
+            code = exc.exit_code
+        except (click.exceptions.Exit, click.ClickException):
+            raise
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            click.echo("council: interrupted", err=True)
+            code = ExitCode.INTERRUPTED
+        except Exception as exc:
+            if _verbose(ctx):
+                raise
+            click.echo(
+                f"council: internal error: {type(exc).__name__}: {exc} "
+                "(run with -v for the traceback)",
+                err=True,
+            )
+            code = ExitCode.INTERNAL
+        ctx.exit(int(code or ExitCode.OK))
+
+
+def _verbose(ctx: click.Context) -> bool:
+    state = ctx.find_object(CliState)
+    return bool(state and state.verbose) or any(a in ("-v", "--verbose") for a in sys.argv[1:])
+
+
+@click.group(cls=CouncilGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="council", message="%(prog)s %(version)s")
 @click.option(
     "--config",

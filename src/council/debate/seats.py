@@ -57,14 +57,26 @@ class SeatWorker:
         return self.plan.name
 
     async def run(self) -> None:
-        inbox = self.bus.subscribe(self.name)
+        async with self.bus.subscribe(self.name) as inbox:
+            if await self._ready():
+                await self._serve(inbox)
+                with anyio.CancelScope(shield=True):
+                    await self.bus.send(
+                        Message(Kind.SYSTEM, self.name, LEAD, f"SHUTDOWN-ACK:{self.name}")
+                    )
+            else:
+                self.bus.unsubscribe(self.name)
+
+    async def _ready(self) -> bool:
+        """Resolve the CLI and report READY: with the tool report, or why it cannot run."""
         resolved = await self.tools.resolve(self.adapter)
         soft = soft_timeout_of(self.plan, self.adapter)
-        if resolved.tool is not None:
+        tool = resolved.tool
+        if tool is not None:
             self.site = CallSite(
                 seat=self.name,
                 adapter=self.adapter,
-                tool=resolved.tool,
+                tool=tool,
                 record_dir=self.record_dir,
                 room=self.room,
                 soft_timeout_s=soft,
@@ -72,7 +84,6 @@ class SeatWorker:
                 model=self.plan.model,
                 effort=self.plan.effort,
             )
-        tool = resolved.tool
         report = ReadyReport(
             ok=tool is not None,
             cli=self.plan.cli,
@@ -85,31 +96,24 @@ class SeatWorker:
             sandbox=self.adapter.sandbox,
             timeout_s=soft,
         )
-        await self.bus.send(
-            Message(
-                Kind.READY,
-                self.name,
-                LEAD,
-                f"READY:{self.name}",
-                meta=report.meta(),
-                payload=report,
-            )
+        ready = Message(
+            Kind.READY, self.name, LEAD, f"READY:{self.name}", meta=report.meta(), payload=report
         )
-        if self.site is None:
-            self.bus.unsubscribe(self.name)
-            return
+        await self.bus.send(ready)
+        return tool is not None
+
+    async def _serve(self, inbox: MemoryObjectReceiveStream[Message]) -> None:
+        """Queue every ACTION DM for the worker loop until SHUTDOWN; broadcasts only inform."""
         actions_in, actions_out = anyio.create_memory_object_stream[Message](64)
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._work, actions_out)
-            async with inbox:
+            async with actions_in:
                 async for message in inbox:
                     if message.kind is Kind.SHUTDOWN:
                         break
                     if message.action is not None:
                         await actions_in.send(message)
             tg.cancel_scope.cancel()
-        with anyio.CancelScope(shield=True):
-            await self.bus.send(Message(Kind.SYSTEM, self.name, LEAD, f"SHUTDOWN-ACK:{self.name}"))
 
     async def _work(self, actions: MemoryObjectReceiveStream[Message]) -> None:
         async with actions:

@@ -14,13 +14,17 @@ import secrets
 import string
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from council.atomicio import append_private, write_json, write_private
 from council.errors import UsageError
 
-if TYPE_CHECKING:
-    from council.debate.state import DebateState
+
+class RunState(Protocol):
+    """What a run keeps in `state.json` (a debate's `DebateState`, say)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
 
 ID_PATTERN = re.compile(r"^debate-\d{8}-\d{6}-[a-z0-9]{4}$")
 STATE = "state.json"
@@ -70,7 +74,7 @@ class Record:
     def write_json(self, name: str, value: Any) -> None:
         write_json(self.file(name), value)
 
-    def save_state(self, state: DebateState) -> None:
+    def save_state(self, state: RunState) -> None:
         """`state.json`, rewritten after every change of a debate: compact, to stay cheap."""
         write_json(self.file(STATE), state.to_json(), compact=True)
 

@@ -1,0 +1,86 @@
+"""Every command's usage errors, through click's CliRunner: the exit code of protocol.md
+section 8 and one line that names the problem and the fix, never a traceback. Nothing here
+needs an AI CLI: each error is found before any seat would start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from council.cli import cli
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    return CliRunner()
+
+
+CASES = [
+    # (argv, exit code, a fragment of the message)
+    ([], 2, "Usage: council"),
+    (["frobnicate"], 2, "No such command 'frobnicate'"),
+    (["--config", "missing.yaml", "doctor"], 4, "missing.yaml: config file not found"),
+    (["debate"], 2, "Missing argument 'QUESTION'"),
+    (["debate", "q", "--rounds", "9"], 2, "'--rounds': 9 is not in the range 2<=x<=5"),
+    (["debate", "q", "--rounds", "1"], 2, "is not in the range 2<=x<=5"),
+    (["debate", "q", "--effort", "huge"], 2, "'huge' is not one of 'low', 'medium'"),
+    (["debate", "q", "--quorum", "-1"], 2, "'--quorum': -1 is not in the range x>=0"),
+    (["debate", "q", "--bogus"], 2, "No such option '--bogus'"),
+    (["debate", "q", "--files"], 2, "Option '--files' requires an argument"),
+    (["debate", "   "], 2, "the question is empty"),
+    (["debate", "@nope.md", "--sim"], 2, "cannot read the question from nope.md"),
+    (["debate", "q", "--sim", "--files", "nope.py"], 2, "nope.py: no such file"),
+    (["debate", "q", "--sim", "--timeout", "sim=abc"], 2, "'abc' is not a positive number"),
+    (["debate", "q", "--sim", "--timeout", "sim"], 2, "bad --timeout value 'sim'"),
+    (["debate", "q", "--sim", "--model", "gpt"], 2, "bad --model value 'gpt'"),
+    (["debate", "q", "--sim", "--preset", "fast"], 2, "unknown preset 'fast'"),
+    (["debate", "q", "--sim", "--advocate", "codex#turbo"], 2, "bad effort 'turbo'"),
+    (["debate", "q", "--sim", "--with", "foobar"], 2, "unknown CLI 'foobar'"),
+    (["resume"], 2, "Missing argument 'ID'"),
+    (["resume", "debate-20990101-000000-zzzz"], 2, "no debate 'debate-20990101-000000-zzzz'"),
+    (["doctor", "--timeout", "0"], 2, "'--timeout': 0.0 is not in the range x>=0.5"),
+    (["doctor", "--bogus"], 2, "No such option '--bogus'"),
+    (["schema", "extra"], 2, "Got unexpected extra argument (extra)"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"), CASES, ids=[" ".join(argv) or "-" for argv, _, _ in CASES]
+)
+def test_a_usage_error_exits_with_its_code_and_names_the_problem(runner, argv, code, message):
+    result = runner.invoke(cli, argv, prog_name="council")
+    assert result.exit_code == code, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+def test_a_config_error_names_the_file_and_the_key(runner, tmp_path):
+    (tmp_path / "council.yaml").write_text("debate:\n  rounds: 7\n")
+    result = runner.invoke(cli, ["debate", "q", "--sim"], prog_name="council")
+    assert result.exit_code == 4
+    assert "council.yaml: debate.rounds: expected an integer from 2 to 5, got 7" in result.output
+
+
+def test_a_bug_is_reported_briefly_with_exit_1(runner, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("planted")
+
+    monkeypatch.setattr("council.debate.run.start_debate", broken)
+    result = runner.invoke(cli, ["debate", "q", "--sim"], prog_name="council")
+    assert result.exit_code == 1
+    assert "council: internal error: RuntimeError: planted (run with -v" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_every_command_has_help_with_an_example(runner):
+    for name in cli.commands:
+        result = runner.invoke(cli, [name, "--help"], prog_name="council")
+        assert result.exit_code == 0, name
+        assert "Example" in result.output, name
