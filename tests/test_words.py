@@ -1,4 +1,4 @@
-"""Word counting and truncation as protocol.md defines them."""
+"""Word counting and truncation as docs/spec/protocol.md defines them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Progress on stderr (outputs.md "Progress on stderr").
+"""Progress on stderr (docs/spec/outputs.md "Progress on stderr").
 
 Not on a terminal (CI, pipes, IDE tool calls): plain append-only lines, one per event,
 `[mm:ss] text`. On a terminal: the same lines scroll above a live block with one line per

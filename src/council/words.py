@@ -1,4 +1,4 @@
-"""Word limits (protocol.md "Word limits").
+"""Word limits (docs/spec/protocol.md "Word limits").
 
 A word is a whitespace-separated token, except that each CJK ideograph or kana counts as one
 word on its own (Chinese and Japanese do not separate words with spaces). Hangul is written

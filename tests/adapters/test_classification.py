@@ -1,4 +1,4 @@
-"""Each adapter reads the real failure texts of its CLI (shared/spec/clis.md) into the right
+"""Each adapter reads the real failure texts of its CLI (docs/spec/clis.md) into the right
 status, from stdout or stderr, whatever the exit code says."""
 
 from __future__ import annotations

@@ -36,9 +36,10 @@ import os, sys
 if sys.argv[1:] == ["--version"]:
     print("echo-cli 3.1.4")
     sys.exit(0)
-prompt = sys.stdin.read()
-phase = next((l.split(":", 1)[1].strip() for l in prompt.splitlines() if l.startswith("ACTION:")), "?")
-print(f"Echo answers {{phase}}: the cache needs an eviction policy. key={{os.environ.get('ECHO_KEY')}}")
+prompt = sys.stdin.read().splitlines()
+phase = next((l[7:].strip() for l in prompt if l.startswith("ACTION:")), "?")
+key = os.environ.get("ECHO_KEY")
+print(f"Echo answers {{phase}}: the cache needs an eviction policy. key={{key}}")
 """
 
 

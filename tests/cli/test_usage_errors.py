@@ -1,4 +1,4 @@
-"""Every command's usage errors, through click's CliRunner: the exit code of protocol.md
+"""Every command's usage errors, through click's CliRunner: the exit code of docs/spec/protocol.md
 section 8 and one line that names the problem and the fix, never a traceback. Nothing here
 needs an AI CLI: each error is found before any seat would start."""
 

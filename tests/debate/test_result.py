@@ -1,4 +1,4 @@
-"""decision.md as outputs.md lays it out, built from the result alone."""
+"""decision.md as docs/spec/outputs.md lays it out, built from the result alone."""
 
 from __future__ import annotations
 

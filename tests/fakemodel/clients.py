@@ -1,4 +1,4 @@
-"""Pointing each real vendor CLI at the fake model server (shared/spec/clis.md, "Contract tests").
+"""Pointing each real vendor CLI at the fake model server (docs/spec/clis.md, "Contract tests").
 
 `client_setup(name, server, home)` writes the CLI's config under `home` and returns the
 environment variables it needs; the caller runs the CLI with HOME=home. Every name is also

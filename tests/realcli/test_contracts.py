@@ -1,4 +1,4 @@
-"""Contract tests: council's adapters against the real vendor CLIs (shared/spec/clis.md,
+"""Contract tests: council's adapters against the real vendor CLIs (docs/spec/clis.md,
 "Contract tests").
 
 Each test runs one real CLI, installed by scripts/install-real-clis.sh, through

@@ -1,4 +1,4 @@
-"""The retry policy of protocol.md: what is retried, how often, after how long."""
+"""The retry policy of docs/spec/protocol.md: what is retried, how often, after how long."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Everything else that depends on the set of CLIs derives it from here: the names a
 `council.yaml` may use, the order default seats are picked in, the flags no config may pass,
 and the variables IDE hosts set for their children. Registering an adapter class is all it
-takes for council to seat a new CLI (see docs/architecture.md, "Adding a CLI").
+takes for council to seat a new CLI (see docs/architecture.md, "A CLI").
 """
 
 from __future__ import annotations

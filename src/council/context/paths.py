@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-# Names that hold credentials by convention (protocol.md section 4), plus the other SSH and
-# PKCS#12 key files: refused unless --allow-secrets or the config's `redact.allow_files`.
+# Names that hold credentials by convention (docs/spec/protocol.md section 4), plus the
+# other SSH and PKCS#12 key files: refused unless --allow-secrets or the config's
+# `redact.allow_files`.
 SECRET_NAME_PATTERNS = (
     ".env*",
     "*.pem",

@@ -86,7 +86,7 @@ def setup_report(ctx: DebateContext) -> list[str]:
 
 
 def context_json(ctx: DebateContext) -> dict[str, Any]:
-    """The result's `context` object (outputs.md): counts per file, never a secret. `diff`
+    """The result's `context` object (docs/spec/outputs.md): counts per file, never a secret. `diff`
     is added when `--diff` was given."""
     data: dict[str, Any] = {
         "files": [

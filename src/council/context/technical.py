@@ -1,7 +1,7 @@
 """The technical context: at most 15 factual lines about the project, and the refresh that
 adds facts learned in a round (tagged `[R<n>]`, at most 20 lines in all).
 
-Anti-anchoring (protocol.md section 3): facts only. A line holding a directive word
+Anti-anchoring (docs/spec/protocol.md section 3): facts only. A line holding a directive word
 (should/must/always/never), a path, or an opinion is dropped, whoever wrote it. The lines are
 built from the manifests in the project root and the (redacted) given files; the refresh
 reads the seats' replies and keeps only sentences that state something checkable.

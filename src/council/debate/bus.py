@@ -1,4 +1,4 @@
-"""The in-process message bus between the lead and the seats (protocol.md section 2).
+"""The in-process message bus between the lead and the seats (docs/spec/protocol.md section 2).
 
 A fan-out over bounded anyio memory streams, one per subscriber. Messages are frozen
 dataclasses; every message is appended to the transcript as it is sent, before delivery, so

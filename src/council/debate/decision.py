@@ -50,7 +50,7 @@ def _loosen(body: str) -> str:
 
 
 def parse_decision(text: str, voters: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
-    """The `decision` object of outputs.md, and warnings about what had to be fixed."""
+    """The `decision` object of docs/spec/outputs.md, and warnings about what had to be fixed."""
     raw = extract_json_object(text)
     warnings: list[str] = []
     recommendation = raw.get("recommendation")

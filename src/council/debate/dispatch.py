@@ -1,6 +1,7 @@
-"""Asking seats and collecting their answers (protocol.md section 3, "Timeouts and progressive
-wait"): one ACTION DM per call, the replies turned into stored contributions, the progressive
-wait that moves on without a straggler, and the straggler's late answer when it comes.
+"""Asking seats and collecting their answers (docs/spec/protocol.md section 3, "Timeouts and
+progressive wait"): one ACTION DM per call, the replies turned into stored contributions, the
+progressive wait that moves on without a straggler, and the straggler's late answer when it
+comes.
 """
 
 from __future__ import annotations

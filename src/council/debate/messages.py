@@ -26,7 +26,8 @@ class Ask:
 
 @dataclass(frozen=True)
 class ReadyReport:
-    """A seat's READY: its tool report (protocol.md section 2), or why its CLI cannot run."""
+    """A seat's READY: its tool report (docs/spec/protocol.md section 2), or why its CLI
+    cannot run."""
 
     ok: bool
     cli: str

@@ -1,5 +1,5 @@
 """Who sits: SETUP + READY, restarts, drops, the advocate's replacement, and SHUTDOWN
-(protocol.md section 3, "READY handshake").
+(docs/spec/protocol.md section 3, "READY handshake").
 
 Every seat starts in parallel as a `SeatWorker` task and reports READY with its tool report.
 A seat that misses READY is restarted once, then dropped with a warning; a seat whose CLI is
@@ -193,7 +193,8 @@ class Roster:
         await self.journal.warn(f"{seat.name} ({seat.cli}) dropped: {problem}")
 
     async def _replace_advocate(self) -> None:
-        """A dropped advocate is replaced by the next installed CLI (protocol.md, READY)."""
+        """A dropped advocate is replaced by the next installed CLI (docs/spec/protocol.md,
+        "READY handshake")."""
         tried = {self.plan.advocate.cli}
         for cli in default_order():
             if cli in tried or self.plan.simulated:

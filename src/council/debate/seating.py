@@ -1,4 +1,5 @@
-"""Which installed CLI takes which seat when the user does not say (protocol.md section 1).
+"""Which installed CLI takes which seat when the user does not say (docs/spec/protocol.md
+section 1).
 
 The one home of the rule, used by the plan of a debate and by `council doctor`: the advocate
 is the first usable CLI in the registry's default order; the critic the first usable one of

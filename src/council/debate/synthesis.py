@@ -1,7 +1,7 @@
-"""The lead's own model calls (protocol.md section 7): the DECISION with its one repair, and
-the convergence check before an extra cycle. They take the same call path as a seat's calls
-(`council.debate.calls`) and are stored as contributions of the `lead` seat, so `council
-resume` reuses a DECISION already written.
+"""The lead's own model calls (docs/spec/protocol.md section 7): the DECISION with its one
+repair, and the convergence check before an extra cycle. They take the same call path as a
+seat's calls (`council.debate.calls`) and are stored as contributions of the `lead` seat, so
+`council resume` reuses a DECISION already written.
 """
 
 from __future__ import annotations

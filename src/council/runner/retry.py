@@ -1,4 +1,5 @@
-"""When to try a seat call again, and after how long (protocol.md, "Retries and failures").
+"""When to try a seat call again, and after how long (docs/spec/protocol.md, "Retries and
+failures").
 
 The policy looks only at the outcome's Status, never at error text: the adapters have already
 turned text into a Status.

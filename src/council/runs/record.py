@@ -1,6 +1,6 @@
 """The record of one debate: `.scratchpad/debate-<YYYYMMDD-HHMMSS>-<4 chars>/`.
 
-Directory 0700, files 0600, every file written atomically as the debate goes (protocol.md
+Directory 0700, files 0600, every file written atomically as the debate goes (docs/spec/protocol.md
 section 5), so a crash, Ctrl-C or SIGKILL loses nothing already received, and `council resume`
 can pick up from `state.json`.
 """

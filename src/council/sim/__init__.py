@@ -80,7 +80,7 @@ Replies
 Text phases (PROPOSAL, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY, UNKNOWN) give one paragraph
 starting with ``[SIMULATED]``. CONVERGENCE gives ``{"converged": bool, "open_blocking": [...]}``.
 DECISION and REPAIR give one JSON object (no fences) with the keys of the ``decision`` object of
-``outputs.md`` except ``synthesized_by`` (the lead adds that): recommendation (starts with
+``docs/spec/outputs.md`` except ``synthesized_by`` (the lead adds that): recommendation (starts with
 ``[SIMULATED]``), consensus, disagreements (``{point, ruling, reason, loop: false}``), tradeoffs,
 blocking_concerns, next_step ``{action, verify_command, done_criterion}``, confidence (int
 55-95 from the hash) and votes (``agree|revise|disagree`` for every seat found).
