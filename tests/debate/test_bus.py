@@ -70,8 +70,16 @@ def test_only_a_dm_starting_with_action_is_an_order():
 
 
 async def test_a_message_to_a_seat_that_has_gone_is_dropped_not_blocking():
-    bus = Bus(lambda entry: None)
+    log: list[dict] = []
+    bus = Bus(log.append, buffer=1)
+    lead = bus.subscribe("lead")
     gone = bus.subscribe("proxy")
     gone.close()
-    await bus.send(Message(Kind.DM, "lead", "proxy", action_body("CHALLENGE")))
-    bus.close()
+    # More messages than its inbox holds: a bus still delivering to it would block or raise.
+    for round_no in (2, 3, 4):
+        await bus.send(Message(Kind.DM, "lead", "proxy", action_body("CHALLENGE"), round=round_no))
+    await bus.send(Message(Kind.BROADCAST, "critic", "*", "my challenge"))
+    assert [(e["to"], e["round"]) for e in log] == [("proxy", n) for n in (2, 3, 4)] + [("*", None)]
+    assert (await lead.receive()).body == "my challenge"  # the bus still serves the others
+    assert lead.statistics().current_buffer_used == 0  # and nothing meant for the proxy
+    close(bus, lead)

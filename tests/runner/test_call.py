@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -80,15 +81,14 @@ async def test_record_files_are_private(record_dir, room):
 
 
 async def test_hard_timeout_kills_a_cli_that_ignores_sigterm(record_dir, room):
-    started = anyio.current_time()
     outcome = await call(
         record_dir, room, soft=1, hard=1.5, grace=1.0, hang="1", ignore_sigterm="1"
     )
-    elapsed = anyio.current_time() - started
     assert outcome.status is Status.TIMEOUT
     assert outcome.attempts[-1].killed
-    assert elapsed < 1.5 + 1.0 + 5  # hard limit + grace, with room for a slow machine
-    assert "killed" in outcome.detail
+    # It shrugged off SIGTERM: only the SIGKILL after the grace period ended it.
+    assert outcome.exit_code == -signal.SIGKILL
+    assert "hard limit of 1.5s" in outcome.detail and "killed" in outcome.detail
 
 
 async def test_hard_timeout_kills_a_grandchild_that_escaped_the_process_group(record_dir, room):
@@ -98,12 +98,12 @@ async def test_hard_timeout_kills_a_grandchild_that_escaped_the_process_group(re
 
 
 async def test_a_grandchild_holding_stdout_does_not_keep_a_finished_call_alive(record_dir, room):
-    started = anyio.current_time()
     outcome = await call(record_dir, room, soft=30, grandchild="1")
     assert outcome.status is Status.OK
     assert "SIMULATED" in outcome.text
-    assert anyio.current_time() - started < 30  # it did not wait for the hard limit
-    assert outcome.attempts[-1].killed
+    # Ended when the CLI exited: not held open by the grandchild until its timeouts.
+    assert not outcome.exceeded_soft
+    assert outcome.attempts[-1].killed  # the grandchild, still holding stdout
 
 
 async def test_soft_timeout_is_reported_and_the_call_goes_on_to_answer(record_dir, room):
