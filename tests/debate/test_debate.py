@@ -7,14 +7,13 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import psutil
 import pytest
 
-from project import QUESTION, Project, validate
+from project import QUESTION, Project, validate, wait_for
 
 
 @pytest.fixture
@@ -252,14 +251,6 @@ def test_five_rounds_run_every_extra_cycle_while_disagreement_stays_open(project
 
 
 # -- interrupts and resume ---------------------------------------------------------------
-
-
-def wait_for(condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        time.sleep(0.05)
 
 
 def processes_of(council_pid: int) -> list[psutil.Process]:

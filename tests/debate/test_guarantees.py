@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from council import atomicio
-from council.lead import CONVERGENCE_WORDS, DECISION_WORDS
-from council.record import Record
-from council.state import DebateState
-from test_debate import QUESTION, Project, wait_for
+from council.debate.state import DebateState
+from council.debate.synthesis import CONVERGENCE_WORDS, DECISION_WORDS
+from council.runs.record import Record
+from project import QUESTION, Project, wait_for
 
-SPEC = Path(__file__).resolve().parents[1] / "docs" / "spec" / "protocol.md"
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "protocol.md"
 
 
 @pytest.fixture
