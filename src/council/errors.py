@@ -53,13 +53,5 @@ class ConfigError(CouncilError):
     exit_code = ExitCode.CONFIG
 
 
-class DegradedError(CouncilError):
-    exit_code = ExitCode.DEGRADED
-
-
-class ReviewGateError(CouncilError):
-    exit_code = ExitCode.REVIEW_GATE
-
-
 class InterruptedRun(CouncilError):
     exit_code = ExitCode.INTERRUPTED

@@ -61,13 +61,6 @@ class Progress:
     def warn(self, text: str) -> None:
         self._emit(f"warning: {text}")
 
-    def final(self, text: str) -> None:
-        """The closing `saved:` line: printed even with --quiet, with no time stamp."""
-        self._clear()
-        self._drawn = 0
-        self.stream.write(text + "\n")
-        self.stream.flush()
-
     # -- the live block ------------------------------------------------------------------
 
     def seat(self, name: str, **changes: object) -> None:

@@ -35,12 +35,6 @@ class Timeouts:
     hard_s: float
     grace_s: float = DEFAULT_GRACE_S  # between SIGTERM and SIGKILL
 
-    @classmethod
-    def from_soft(
-        cls, soft_s: float, factor: float = 1.5, grace_s: float = DEFAULT_GRACE_S
-    ) -> Timeouts:
-        return cls(soft_s=soft_s, hard_s=soft_s * factor, grace_s=grace_s)
-
 
 @dataclass(frozen=True)
 class CallFiles:
@@ -89,10 +83,6 @@ class CallOutcome:
     exceeded_soft: bool  # still running when the soft timeout passed
     attempts: tuple[Attempt, ...] = field(default_factory=tuple)
     stderr_tail: str = ""
-
-    @property
-    def retries(self) -> int:
-        return max(0, len(self.attempts) - 1)
 
     @property
     def exit_code(self) -> int | None:
