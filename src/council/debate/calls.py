@@ -68,6 +68,10 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         "prompt_file": files.prompt.name,
         "response_file": last.response_file.name if last else "",
         "argv": tuple(mask_argv(last.argv)) if last else (),
+        "started_at": round(outcome.started_at, 3),
+        "spans": tuple((s.start_s, round(s.duration_s, 3), s.status) for s in outcome.spans),
+        "soft_s": soft,
+        "hard_s": soft * site.hard_timeout_factor,
     }
     if outcome.status is not Status.OK:
         notice = f"{site.seat} {outcome.status.value}: {outcome.detail}"

@@ -66,6 +66,11 @@ class Reply:
     prompt_file: str = ""
     response_file: str = ""
     argv: tuple[str, ...] = ()  # as shown: secrets masked, a prompt argument abbreviated
+    started_at: float = 0.0  # Unix time the call started
+    spans: tuple[tuple[float, float, str], ...] = ()  # per attempt: start after started_at,
+    # duration, status (a timeline draws them)
+    soft_s: float = 0.0
+    hard_s: float = 0.0
 
     @property
     def answered(self) -> bool:
@@ -76,4 +81,5 @@ class Reply:
         meta = asdict(self)
         del meta["text"]
         meta["argv"] = list(self.argv)
+        meta["spans"] = [list(span) for span in self.spans]
         return meta

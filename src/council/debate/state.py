@@ -46,6 +46,11 @@ class Contribution:
     detail: str = ""
     prompt_file: str = ""
     response_file: str = ""
+    # For a timeline: Unix start time, per attempt [start after it, duration, status], limits.
+    started_at: float | None = None
+    spans: list[list[Any]] = field(default_factory=list)
+    soft_s: float | None = None
+    hard_s: float | None = None
 
     @property
     def answered(self) -> bool:
@@ -76,6 +81,10 @@ class Contribution:
             detail=reply.detail,
             prompt_file=reply.prompt_file,
             response_file=reply.response_file,
+            started_at=reply.started_at,
+            spans=[list(span) for span in reply.spans],
+            soft_s=reply.soft_s,
+            hard_s=reply.hard_s,
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -72,6 +73,16 @@ class Attempt:
     err_file: Path
     killed: bool = False
     dropped_bytes: int = 0
+    started_s: float = 0.0  # seconds after the call started
+
+
+@dataclass(frozen=True)
+class Span:
+    """When one attempt ran, for a timeline: seconds after the call started, and its status."""
+
+    start_s: float
+    duration_s: float
+    status: str
 
 
 @dataclass(frozen=True)
@@ -83,10 +94,15 @@ class CallOutcome:
     exceeded_soft: bool  # still running when the soft timeout passed
     attempts: tuple[Attempt, ...] = field(default_factory=tuple)
     stderr_tail: str = ""
+    started_at: float = 0.0  # Unix time the call started
 
     @property
     def exit_code(self) -> int | None:
         return self.attempts[-1].exit_code if self.attempts else None
+
+    @property
+    def spans(self) -> tuple[Span, ...]:
+        return tuple(Span(a.started_s, a.duration_s, a.status.value) for a in self.attempts)
 
 
 async def run_call(
@@ -110,6 +126,7 @@ async def run_call(
     _prepare(files, room, prompt)
 
     start = anyio.current_time()
+    started_at = time.time()
     hard_deadline = start + timeouts.hard_s
     exceeded_soft = False
     attempts: list[Attempt] = []
@@ -143,6 +160,7 @@ async def run_call(
             if invocation.tty:
                 overrides.setdefault("TERM", "xterm-256color")
             env = adapter_env(adapter, environ, overrides=overrides, call_id=call_id)
+            attempt_start = anyio.current_time()
             out = CappedSink(files.response(number), cap_bytes)
             err = CappedSink(files.err(number), cap_bytes)
             try:
@@ -181,6 +199,7 @@ async def run_call(
             attempts.append(
                 Attempt(
                     number=number,
+                    started_s=round(attempt_start - start, 3),
                     status=verdict.status,
                     exit_code=raw.exit_code,
                     duration_s=raw.duration_s,
@@ -213,6 +232,7 @@ async def run_call(
         text=verdict.text,
         detail=verdict.detail,
         latency_s=anyio.current_time() - start,
+        started_at=started_at,
         exceeded_soft=exceeded_soft,
         attempts=tuple(attempts),
         stderr_tail=tail(last_err, 20),
