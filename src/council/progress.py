@@ -4,13 +4,18 @@ Not on a terminal (CI, pipes, IDE tool calls): plain append-only lines, one per 
 `[mm:ss] text`. On a terminal: the same lines scroll above a live block with one line per
 seat (phase, state, elapsed / timeout, words), redrawn in place. `--quiet` keeps warnings and
 errors only; `-v` adds each call's argv, timings and stderr tails.
+
+Every line also goes to the run's `progress.log` once the record exists (`log_to`), whatever
+`--quiet` says, so `council wait` can replay a run's progress.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 
@@ -39,24 +44,43 @@ class Progress:
         self.start = time.monotonic()
         self.seats: dict[str, SeatLine] = {}
         self._drawn = 0
+        self._log: int | None = None  # the fd of progress.log, once the record exists
+        self._unlogged: list[str] = []  # lines from before that
+
+    def log_to(self, path: Path) -> None:
+        """Append every line to `path` from now on, and the lines written so far."""
+        self._log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        if self._unlogged:
+            os.write(self._log, "".join(self._unlogged).encode())
+            self._unlogged.clear()
+
+    def close_log(self) -> None:
+        if self._log is not None:
+            os.close(self._log)
+            self._log = None
 
     def _stamp(self) -> str:
         minutes, seconds = divmod(int(time.monotonic() - self.start), 60)
         return f"[{minutes:02d}:{seconds:02d}]"
 
-    def _emit(self, text: str) -> None:
-        self._clear()
-        self.stream.write(f"{self._stamp()} {text}\n")
-        self._draw()
-        self.stream.flush()
+    def _emit(self, text: str, shown: bool = True) -> None:
+        line = f"{self._stamp()} {text}\n"
+        if self._log is not None:
+            os.write(self._log, line.encode())  # one write: a reader sees whole lines
+        else:
+            self._unlogged.append(line)
+        if shown:
+            self._clear()
+            self.stream.write(line)
+            self._draw()
+            self.stream.flush()
 
     def info(self, text: str) -> None:
-        if not self.quiet:
-            self._emit(text)
+        self._emit(text, shown=not self.quiet)
 
     def detail(self, text: str) -> None:
-        if self.verbose and not self.quiet:
-            self._emit(text)
+        if self.verbose:
+            self._emit(text, shown=not self.quiet)
 
     def warn(self, text: str) -> None:
         self._emit(f"warning: {text}")

@@ -43,10 +43,20 @@ CASES = [
     (["debate", "q", "--sim", "--advocate", "codex#turbo"], 2, "bad effort 'turbo'"),
     (["debate", "q", "--sim", "--with", "foobar"], 2, "unknown CLI 'foobar'"),
     (["resume"], 2, "Missing argument 'ID'"),
-    (["resume", "debate-20990101-000000-zzzz"], 2, "no debate 'debate-20990101-000000-zzzz'"),
+    (["resume", "debate-20990101-000000-zzzz"], 2, "no run 'debate-20990101-000000-zzzz'"),
     (["doctor", "--timeout", "0"], 2, "'--timeout': 0.0 is not in the range x>=0.5"),
     (["doctor", "--bogus"], 2, "No such option '--bogus'"),
     (["schema", "extra"], 2, "Got unexpected extra argument (extra)"),
+    (["wait"], 2, "Missing argument 'ID'"),
+    (["wait", "last"], 2, "no runs in"),
+    (["wait", "x", "--timeout", "-1"], 2, "'--timeout': -1.0 is not in the range x>=0"),
+    (["wait", "x", "--since", "-3"], 2, "'--since': -3 is not in the range x>=0"),
+    (["status", "nope"], 2, "no run 'nope'"),
+    (["list", "--limit", "0"], 2, "'--limit': 0 is not in the range x>=1"),
+    (["show", "last"], 2, "no runs in"),
+    (["show", "x", "--yaml"], 2, "No such option '--yaml'"),
+    (["cancel"], 2, "Missing argument 'ID'"),
+    (["cancel", "x"], 2, "no run 'x'"),
 ]
 
 
@@ -80,7 +90,9 @@ def test_a_bug_is_reported_briefly_with_exit_1(runner, monkeypatch):
 
 
 def test_every_command_has_help_with_an_example(runner):
-    for name in cli.commands:
+    for name, command in cli.commands.items():
+        if command.hidden:
+            continue
         result = runner.invoke(cli, [name, "--help"], prog_name="council")
         assert result.exit_code == 0, name
         assert "Example" in result.output, name

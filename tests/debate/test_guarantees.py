@@ -342,23 +342,18 @@ def test_an_interrupted_run_resumes_with_its_late_reply_and_never_asks_for_it_ag
     assert result["status"] == "completed" and result["decision"]["unchallenged"] is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: on SIGINT the seat workers are cancelled with the lead, so none answers its "
-    "SHUTDOWN (protocol.md section 2) and the lead waits out grace + 5 s (~8 s) before exiting",
-)
-def test_every_seat_acknowledges_its_shutdown_when_the_run_is_interrupted(
+def test_an_interrupt_stops_the_seats_without_waiting_for_acknowledgements(
     interrupted_after_a_late_reply,
 ):
+    """Ctrl-C cancels every seat with the lead, and each kills its CLI's tree on the way out:
+    the lead sends no SHUTDOWN nobody could answer (that wait cost grace + 5 s); it notes
+    the interrupt in the record instead."""
     transcript = interrupted_after_a_late_reply["transcript"]
-    told = {m["to"] for m in transcript if m["kind"] == "shutdown"}
-    acked = {
-        m["from"]
+    assert [m for m in transcript if m["kind"] == "shutdown"] == []
+    assert any(
+        m["kind"] == "system" and m["body"].startswith("interrupted: seats stopped")
         for m in transcript
-        if m["kind"] == "system" and m["body"].startswith("SHUTDOWN-ACK")
-    }
-    assert told == {"advocate", "critic"}
-    assert acked == told
+    )
 
 
 @pytest.mark.xfail(

@@ -38,6 +38,15 @@ class CliState:
 
         return load_config(self.config_path)
 
+    def global_args(self) -> tuple[str, ...]:
+        """The global options again, for a council this one starts (a detached run)."""
+        args: tuple[str, ...] = ()
+        if self.config_path is not None:
+            args += ("--config", str(self.config_path.resolve()))
+        if self.verbose:
+            args += ("--verbose",)
+        return args
+
     def progress(self) -> Progress:
         from council.progress import Progress
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,6 +13,8 @@ from council.cli.options import MultiValueOption
 from council.errors import ExitCode
 
 if TYPE_CHECKING:
+    from council.config import Config
+    from council.debate.plan import DebateFlags as DebatePlanFlags
     from council.debate.run import DebateRun
 
 
@@ -34,21 +36,36 @@ def _read_question(question: str) -> str:
     return text.strip()
 
 
-def _emit_result(run: DebateRun, as_json: bool, output: Path | None) -> ExitCode:
+def emit_result(
+    result: dict[str, Any],
+    exit_code: ExitCode,
+    error: str | None,
+    *,
+    as_json: bool,
+    output: Path | None = None,
+) -> ExitCode:
+    """What `debate` prints when a run ends, and `wait` and `resume` alike: the result on
+    stdout (Markdown, or JSON with `as_json`) when a DECISION was reached, the error and the
+    record's path on stderr."""
     import json
 
     from council.debate.result import render_markdown
 
-    markdown = render_markdown(run.result)
-    as_text = json.dumps(run.result, indent=2, ensure_ascii=False) + "\n"
-    if run.reached_decision:
+    markdown = render_markdown(result)
+    as_text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    if result["status"] in ("completed", "degraded"):
         click.echo(as_text if as_json else markdown, nl=False)
     if output is not None:
         output.write_text(as_text if output.suffix == ".json" else markdown, encoding="utf-8")
-    if run.error is not None:
-        click.echo(f"council: {run.error}", err=True)
-    click.echo(f"saved: {run.result['scratchpad']}", err=True)
-    return run.exit_code
+    if error is not None:
+        click.echo(f"council: {error}", err=True)
+    click.echo(f"saved: {result['scratchpad']}", err=True)
+    return exit_code
+
+
+def _emit_run(run: DebateRun, as_json: bool, output: Path | None) -> ExitCode:
+    error = str(run.error) if run.error is not None else None
+    return emit_result(run.result, run.exit_code, error, as_json=as_json, output=output)
 
 
 json_option = click.option(
@@ -107,6 +124,11 @@ output_option = click.option(
 @click.option("--scratchpad", metavar="DIR", help="Where records go (default .scratchpad).")
 @click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
 @click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
+@click.option(
+    "--detach",
+    is_flag=True,
+    help="Run in the background: print the id and the record, exit at once (see `wait`).",
+)
 @output_options
 @click.pass_obj
 def debate(
@@ -130,6 +152,7 @@ def debate(
     scratchpad: str | None,
     allow_outside: bool,
     allow_secrets: bool,
+    detach: bool,
 ) -> ExitCode:
     """Run a structured debate and print the DECISION.
 
@@ -137,6 +160,8 @@ def debate(
     error, 5 degraded (no quorum, or no DECISION), 130 interrupted.
 
     Example: council debate "Redis or Postgres for sessions?" --files app.py db.py --rounds 3
+
+    In the background: council debate "..." --files app.py --detach, then council wait last
     """
     from council.debate.plan import DebateFlags
     from council.debate.run import start_debate
@@ -161,9 +186,26 @@ def debate(
         allow_secrets=allow_secrets,
     )
     config = state.config()
+    if detach:
+        return _detach(state, flags, config, as_json)
     collect_from_now()
     run = start_debate(flags, config, state.progress())
-    return _emit_result(run, as_json, output)
+    return _emit_run(run, as_json, output)
+
+
+def _detach(state: CliState, flags: DebatePlanFlags, config: Config, as_json: bool) -> ExitCode:
+    import json
+
+    from council.debate.run import detach_debate
+
+    record = detach_debate(flags, config, state.progress(), council_args=state.global_args())
+    shown = record.display()
+    if as_json:
+        click.echo(json.dumps({"id": record.id, "record": shown}))
+    else:
+        click.echo(f"{record.id} {shown}")
+    click.echo(f"started in the background; follow it with: council wait {record.id}", err=True)
+    return ExitCode.OK
 
 
 @cli.command()
@@ -185,4 +227,4 @@ def resume(
     config = state.config()
     collect_from_now()
     run = resume_debate(debate_id, config, state.progress(), scratchpad=scratchpad)
-    return _emit_result(run, as_json, output)
+    return _emit_run(run, as_json, output)

@@ -80,11 +80,17 @@ class Roster:
                 for seat in self.plan.seats:
                     self._start(seat)
                 await self._await_ready()
+                cancelled = False
                 try:
                     yield tg
+                except anyio.get_cancelled_exc_class():
+                    # Ctrl-C or SIGTERM: the same cancellation is ending every seat, and each
+                    # kills its CLI's tree on the way out; nobody is left to acknowledge.
+                    cancelled = True
+                    raise
                 finally:
                     with anyio.CancelScope(shield=True):
-                        await self._shutdown(absorb)
+                        await self._shutdown(absorb, asked=not cancelled)
                     tg.cancel_scope.cancel()
         finally:
             self.bus.close()
@@ -223,8 +229,12 @@ class Roster:
             f"`council doctor`), then `council resume {self.journal.state.id}`"
         )
 
-    async def _shutdown(self, absorb: Callable[[Message], Any]) -> None:
-        live = list(self.ready)
+    async def _shutdown(self, absorb: Callable[[Message], Any], *, asked: bool) -> None:
+        """SHUTDOWN each seat and wait for its acknowledgement (`asked`), or, when the seats
+        are being cancelled already, only save the state."""
+        live = list(self.ready) if asked else []
+        if not asked:
+            await self.journal.note("interrupted: seats stopped, their CLIs' trees killed")
         for name in live:
             await self.bus.send(Message(Kind.SHUTDOWN, LEAD, name, f"SHUTDOWN:{name}"))
         acked: set[str] = set()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from dataclasses import dataclass
 from dataclasses import replace as dataclasses_replace
 from datetime import UTC, datetime
@@ -34,9 +36,11 @@ from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState, now_iso
-from council.errors import CouncilError, ExitCode, InterruptedRun
+from council.errors import CouncilError, ExitCode, InterruptedRun, UsageError
 from council.progress import Progress
-from council.runs.record import Record
+from council.runs.lock import RecordLock, RecordLocked
+from council.runs.record import PROGRESS, STATE, Record
+from council.runs.store import find_run, read_state
 
 
 @dataclass
@@ -51,6 +55,18 @@ class DebateRun:
         return self.result["status"] in ("completed", "degraded")
 
 
+@dataclass
+class Prepared:
+    """A debate after PARSE + CONTEXT: its record exists, holds the plan and the context,
+    and is locked by this process."""
+
+    plan: DebatePlan
+    context: DebateContext
+    record: Record
+    state: DebateState
+    lock: RecordLock
+
+
 def start_debate(
     flags: DebateFlags,
     config: Config,
@@ -59,6 +75,75 @@ def start_debate(
     cwd: Path | None = None,
     tuning: Tuning | None = None,
 ) -> DebateRun:
+    cwd = cwd or Path.cwd()
+    ready = prepare_debate(flags, config, progress, cwd=cwd)
+    return _drive(ready, progress, config, tuning or Tuning(), cwd)
+
+
+def detach_debate(
+    flags: DebateFlags,
+    config: Config,
+    progress: Progress,
+    *,
+    cwd: Path | None = None,
+    council_args: tuple[str, ...] = (),
+) -> Record:
+    """PARSE + CONTEXT here (bad input is reported at once), then the debate in a process of
+    its own: a new session, no terminal, stdin from /dev/null, progress into `progress.log`.
+    It inherits the record's lock, so the run is never seen unowned. `council_args` are the
+    global options (`--config`, `-v`) the detached council must run with."""
+    cwd = cwd or Path.cwd()
+    ready = prepare_debate(flags, config, progress, cwd=cwd)
+    progress.close_log()
+    fd = ready.lock.inheritable()
+    log = os.open(ready.record.file(PROGRESS), os.O_WRONLY | os.O_APPEND)
+    try:
+        child = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
+            [
+                sys.executable,
+                "-m",
+                "council",
+                *council_args,
+                "run-detached",
+                str(ready.record.path),
+                "--lock-fd",
+                str(fd),
+            ],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            pass_fds=(fd,),
+        )
+    finally:
+        os.close(log)
+    ready.lock.name_holder(child.pid)
+    ready.state.pid = child.pid
+    ready.record.save_state(ready.state)
+    ready.lock.release()  # our copy only: the child's keeps the record locked
+    return ready.record
+
+
+def run_detached(
+    record_path: Path, lock_fd: int, config: Config, progress: Progress, *, cwd: Path | None = None
+) -> DebateRun:
+    """The detached process's side of `detach_debate`: run the prepared record."""
+    record = Record(record_path)
+    state = DebateState.from_json(record.read_json(STATE))
+    ready = Prepared(
+        DebatePlan.from_json(state.plan),
+        DebateContext.from_json(record.read_json("context.json")),
+        record,
+        state,
+        RecordLock(lock_fd),
+    )
+    return _drive(ready, progress, config, Tuning(), cwd or Path.cwd())
+
+
+def prepare_debate(
+    flags: DebateFlags, config: Config, progress: Progress, *, cwd: Path
+) -> Prepared:
     cwd = cwd or Path.cwd()
     redactor = Redactor(config.redact.extra_patterns)
     # The question leaves the machine in every prompt: it gets the files' redaction too.
@@ -87,6 +172,8 @@ def start_debate(
     if note := protection_note():
         progress.warn(note)
     record = Record.create(_resolve(cwd, plan.scratchpad))
+    lock = RecordLock.acquire(record.path)
+    progress.log_to(record.file(PROGRESS))
     state = DebateState(
         id=record.id,
         question=plan.question,
@@ -99,7 +186,7 @@ def start_debate(
     record.write_text("context.md", render_context_md(context))
     record.save_state(state)
     progress.info(_setup_line(plan, context))
-    return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
+    return Prepared(plan, context, record, state, lock)
 
 
 def resume_debate(
@@ -112,13 +199,23 @@ def resume_debate(
     tuning: Tuning | None = None,
 ) -> DebateRun:
     cwd = cwd or Path.cwd()
-    record = Record.open(_resolve(cwd, scratchpad or config.scratchpad), debate_id)
-    state = DebateState.from_json(record.read_json("state.json"))
+    record = find_run(_resolve(cwd, scratchpad or config.scratchpad), debate_id)
+    try:
+        lock = RecordLock.acquire(record.path)
+    except RecordLocked as locked:
+        who = f"process {locked.holder.pid}" if locked.holder else "another council"
+        raise UsageError(
+            f"{record.id} is still running ({who}); wait for it (`council wait {record.id}`) "
+            f"or stop it first (`council cancel {record.id}`)"
+        ) from None
+    state = DebateState.from_json(read_state(record))
     plan = DebatePlan.from_json(state.plan)
     if state.status in ("completed", "degraded"):
+        lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
         return _finish(record, state, cwd, None)
     context = DebateContext.from_json(record.read_json("context.json"))
+    progress.log_to(record.file(PROGRESS))
     if state.pid is not None:
         from council.runner.proctree import kill_orphans_of
 
@@ -130,20 +227,16 @@ def resume_debate(
         f"on disk: {sum(1 for c in state.contributions() if c.answered)}"
     )
     state.status = "running"
-    return _drive(plan, context, record, state, progress, config, tuning or Tuning(), cwd)
+    ready = Prepared(plan, context, record, state, lock)
+    return _drive(ready, progress, config, tuning or Tuning(), cwd)
 
 
 def _drive(
-    plan: DebatePlan,
-    context: DebateContext,
-    record: Record,
-    state: DebateState,
-    progress: Progress,
-    config: Config,
-    tuning: Tuning,
-    cwd: Path,
+    ready: Prepared, progress: Progress, config: Config, tuning: Tuning, cwd: Path
 ) -> DebateRun:
+    plan, context, record, state = ready.plan, ready.context, ready.record, ready.state
     state.pid = os.getpid()
+    state.run_started_at = now_iso()
     redactor = Redactor(plan.extra_patterns)
     lead = Lead(plan, context, record, state, progress, config, tuning=tuning, redactor=redactor)
     error: CouncilError | None = None
@@ -193,13 +286,18 @@ def _drive(
             state.status = "failed"
         state.finished_at = now_iso()
         record.save_state(state)
-    return _finish(record, state, cwd, error)
+    try:
+        return _finish(record, state, cwd, error)
+    finally:
+        progress.close_log()
+        ready.lock.release()
 
 
 def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError | None) -> DebateRun:
     exit_code = error.exit_code if error is not None else ExitCode.of_status(state.status)
     state.exit_code = exit_code
-    result = build_result(state, _display(record.path, cwd))
+    state.error = str(error) if error is not None else None
+    result = build_result(state, record.display(cwd))
     record.save_state(state)
     record.write_json("result.json", result)
     record.write_text("decision.md", render_markdown(result))
@@ -221,13 +319,6 @@ def _council_error(exc: BaseException) -> CouncilError | None:
 def _resolve(cwd: Path, path: str) -> Path:
     candidate = Path(path).expanduser()
     return candidate if candidate.is_absolute() else cwd / candidate
-
-
-def _display(path: Path, cwd: Path) -> str:
-    try:
-        return os.path.relpath(path, cwd) + "/" if path.is_relative_to(cwd) else str(path) + "/"
-    except ValueError:
-        return str(path) + "/"
 
 
 def _setup_line(plan: DebatePlan, context: DebateContext) -> str:

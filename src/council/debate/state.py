@@ -99,6 +99,7 @@ class DebateState:
     started_at: str = field(default_factory=now_iso)
     finished_at: str | None = None
     duration_s: float = 0.0  # summed over runs (a resumed debate adds its own)
+    run_started_at: str | None = None  # when the latest process took the debate over
     seats: dict[str, dict[str, Any]] = field(default_factory=dict)
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # stem -> Contribution
     order: list[str] = field(default_factory=list)  # call stems, as received
@@ -111,6 +112,7 @@ class DebateState:
     decision: dict[str, Any] | None = None
     decision_prompt_file: str | None = None
     exit_code: int | None = None
+    error: str | None = None  # the message a run that failed or was interrupted ended with
     pid: int | None = None  # the council process of the latest run (see resume)
     schema: str = SCHEMA
 

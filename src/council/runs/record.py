@@ -1,8 +1,9 @@
-"""The record of one debate: `.scratchpad/debate-<YYYYMMDD-HHMMSS>-<4 chars>/`.
+"""The record of one run: `.scratchpad/<kind>-<YYYYMMDD-HHMMSS>-<4 chars>/`.
 
-Directory 0700, files 0600, every file written atomically as the debate goes (docs/spec/protocol.md
-section 5), so a crash, Ctrl-C or SIGKILL loses nothing already received, and `council resume`
-can pick up from `state.json`.
+Directory 0700, files 0600, every file written atomically as the run goes
+(docs/spec/protocol.md section 5), so a crash, Ctrl-C or SIGKILL loses nothing already
+received, and `council resume` can pick up from `state.json`. `progress.log` holds the run's
+progress lines, for `council wait` and for a detached run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from council.atomicio import append_private, write_json, write_private
-from council.errors import UsageError
 
 
 class RunState(Protocol):
@@ -26,9 +26,15 @@ class RunState(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
-ID_PATTERN = re.compile(r"^debate-\d{8}-\d{6}-[a-z0-9]{4}$")
+KINDS = ("debate", "review")
+ID_PATTERN = re.compile(rf"^(?:{'|'.join(KINDS)})-\d{{8}}-\d{{6}}-[a-z0-9]{{4}}$")
 STATE = "state.json"
 TRANSCRIPT = "transcript.jsonl"
+PROGRESS = "progress.log"
+
+
+def is_record_name(name: str) -> bool:
+    return ID_PATTERN.match(name) is not None
 
 
 class Record:
@@ -40,13 +46,13 @@ class Record:
         return self.path.name
 
     @classmethod
-    def create(cls, scratchpad: Path, now: datetime | None = None) -> Record:
+    def create(cls, scratchpad: Path, kind: str = "debate", now: datetime | None = None) -> Record:
         scratchpad.mkdir(parents=True, exist_ok=True, mode=0o700)
         stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
         alphabet = string.ascii_lowercase + string.digits
         while True:
             suffix = "".join(secrets.choice(alphabet) for _ in range(4))
-            path = scratchpad / f"debate-{stamp}-{suffix}"
+            path = scratchpad / f"{kind}-{stamp}-{suffix}"
             try:
                 path.mkdir(mode=0o700)
             except FileExistsError:
@@ -54,16 +60,15 @@ class Record:
             os.chmod(path, 0o700)  # whatever the umask
             return cls(path)
 
-    @classmethod
-    def open(cls, scratchpad: Path, debate_id: str) -> Record:
-        name = debate_id.rstrip("/").rsplit("/", 1)[-1]
-        path = scratchpad / name
-        if not ID_PATTERN.match(name) or not (path / STATE).is_file():
-            known = ", ".join(r.id for r in list_records(scratchpad)[:3]) or "none"
-            raise UsageError(
-                f"no debate '{debate_id}' in {scratchpad} (recent: {known}); see `council list`"
-            )
-        return cls(path)
+    def display(self, cwd: Path | None = None) -> str:
+        """The record's path as a user would type it: relative to `cwd` when inside it."""
+        cwd = cwd or Path.cwd()
+        try:
+            inside = self.path.absolute().is_relative_to(cwd.absolute())
+        except ValueError:
+            inside = False
+        shown = os.path.relpath(self.path.absolute(), cwd.absolute()) if inside else str(self.path)
+        return shown + "/"
 
     def file(self, name: str) -> Path:
         return self.path / name
@@ -100,14 +105,3 @@ class Record:
 
     def room(self, seat: str) -> Path:
         return self.path / "rooms" / seat
-
-
-def list_records(scratchpad: Path) -> list[Record]:
-    if not scratchpad.is_dir():
-        return []
-    found = [
-        Record(p)
-        for p in scratchpad.iterdir()
-        if ID_PATTERN.match(p.name) and (p / STATE).is_file()
-    ]
-    return sorted(found, key=lambda r: r.id, reverse=True)

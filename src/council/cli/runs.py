@@ -1,0 +1,307 @@
+"""Living with runs: `wait`, `status`, `list`, `show`, `cancel`, and the hidden command a
+detached run executes. A run is named by its id, any unique prefix of it, or `last`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from council.cli.app import CliState, cli, collect_from_now
+from council.cli.debate import emit_result, json_option
+from council.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from council.runs.record import Record
+    from council.runs.store import RunSummary
+
+CURSOR = ".wait-cursor"  # how many progress lines `council wait` has printed already
+_POLL_S = 0.2
+_CANCEL_WAIT_S = 20.0
+
+run_id_argument = click.argument("run_id", metavar="ID")
+scratchpad_option = click.option(
+    "--scratchpad", metavar="DIR", help="Where records are (default .scratchpad)."
+)
+
+
+def _find(state: CliState, run_id: str, scratchpad: str | None) -> Record:
+    from council.runs.store import find_run
+
+    config = state.config()
+    return find_run(Path(scratchpad or config.scratchpad).expanduser().absolute(), run_id)
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def _seat_counts(record: Record, state: dict[str, Any]) -> dict[str, int]:
+    """Seats by where they are now: ok (idle, last call answered), failed (dropped, or last
+    call failed), waiting (asked, no answer yet). The lead is not a seat here."""
+    asked: dict[str, str] = {}
+    for entry in record.transcript():
+        if entry.get("kind") == "dm" and entry.get("action") and "stem" in entry.get("meta", {}):
+            asked[entry["to"]] = entry["meta"]["stem"]
+    counts = {"ok": 0, "failed": 0, "waiting": 0}
+    for name, seat in state.get("seats", {}).items():
+        if seat.get("role") == "lead":
+            continue
+        if seat.get("status") == "dropped":
+            counts["failed"] += 1
+            continue
+        call = state.get("calls", {}).get(asked.get(name, ""))
+        if name in asked and call is None:
+            counts["waiting"] += 1
+        elif call is not None and call.get("status") not in ("ok", "late"):
+            counts["failed"] += 1
+        else:
+            counts["ok"] += 1
+    return counts
+
+
+def _status_line(summary: RunSummary, counts: dict[str, int]) -> str:
+    where = f"{summary.phase} round {summary.round}" if summary.running else summary.phase
+    return (
+        f"{summary.id} {summary.status} · {where} · seats {counts['ok']} ok, "
+        f"{counts['failed']} failed, {counts['waiting']} waiting · {_elapsed(summary.elapsed_s)}"
+    )
+
+
+def _result_of(record: Record, state: dict[str, Any]) -> dict[str, Any]:
+    """result.json when the run wrote it, else the result its state gives (a dead run)."""
+    from council.debate.result import build_result
+    from council.debate.state import DebateState
+
+    if (record.file("result.json")).is_file() and state.get("finished_at"):
+        return record.read_json("result.json")
+    return build_result(DebateState.from_json(state), record.display())
+
+
+def _new_progress_lines(record: Record, since: int) -> list[str]:
+    from council.runs.record import PROGRESS
+
+    try:
+        text = record.file(PROGRESS).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    whole = text[: text.rfind("\n") + 1]  # a line still being written waits for next time
+    return whole.splitlines()[since:]
+
+
+@cli.command()
+@run_id_argument
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0),
+    help="Give up after S seconds (exit 75, the run goes on). Default: wait to the end.",
+)
+@click.option(
+    "--since",
+    type=click.IntRange(min=0),
+    help="Print progress lines after the first N (default: after those already printed).",
+)
+@json_option
+@scratchpad_option
+@click.pass_obj
+def wait(
+    state: CliState,
+    run_id: str,
+    timeout_s: float | None,
+    since: int | None,
+    as_json: bool,
+    scratchpad: str | None,
+) -> ExitCode:
+    """Follow a run: print its new progress lines, then its result as `debate` would.
+
+    Exit with the run's own code once it ends; 75 if it still runs after --timeout, so an
+    IDE tool call can wait a few minutes at a time.
+
+    Example: council wait last --timeout 100
+    """
+    from council.runs.store import read_state, summarize
+
+    record = _find(state, run_id, scratchpad)
+    cursor_file = record.file(CURSOR)
+    cursor = since if since is not None else _read_cursor(cursor_file)
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while True:
+        summary = summarize(record)  # before reading: lines written before it ended are in
+        lines = _new_progress_lines(record, cursor)
+        for line in lines:
+            click.echo(line, err=True)
+        cursor += len(lines)
+        _write_cursor(cursor_file, cursor)
+        if not summary.running:
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            counts = _seat_counts(record, read_state(record))
+            click.echo(f"still running: {_status_line(summary, counts)}", err=True)
+            click.echo(f"wait again: council wait {record.id} --since {cursor}", err=True)
+            return ExitCode.STILL_RUNNING
+        time.sleep(_POLL_S)
+    run_state = read_state(record)
+    error = run_state.get("error")
+    if summary.status == "interrupted" and run_state.get("status") == "running":
+        error = (
+            f"{record.id} stopped when its process died; resume with: council resume {record.id}"
+        )
+        code = ExitCode.INTERRUPTED
+    else:
+        code = ExitCode(run_state.get("exit_code") or 0)
+    return emit_result(_result_of(record, run_state), code, error, as_json=as_json)
+
+
+def _read_cursor(path: Path) -> int:
+    try:
+        return int(path.read_text().strip() or 0)
+    except (FileNotFoundError, ValueError):
+        return 0
+
+
+def _write_cursor(path: Path, cursor: int) -> None:
+    from council.atomicio import write_private
+
+    write_private(path, f"{cursor}\n")
+
+
+@cli.command()
+@run_id_argument
+@json_option
+@scratchpad_option
+@click.pass_obj
+def status(state: CliState, run_id: str, as_json: bool, scratchpad: str | None) -> ExitCode:
+    """One line about a run: status, phase, seats ok/failed/waiting, elapsed time.
+
+    Example: council status last
+    """
+    import json
+
+    from council.runs.store import read_state, summarize
+
+    record = _find(state, run_id, scratchpad)
+    run_state = read_state(record)
+    summary = summarize(record, run_state)
+    counts = _seat_counts(record, run_state)
+    if as_json:
+        click.echo(json.dumps({**summary.to_json(), "seats": counts}, indent=2))
+    else:
+        click.echo(_status_line(summary, counts))
+    return ExitCode.OK
+
+
+@cli.command(name="list")
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@json_option
+@scratchpad_option
+@click.pass_obj
+def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None) -> ExitCode:
+    """The runs in the scratchpad, newest first: id, date, status, rounds, question.
+
+    Example: council list --limit 5
+    """
+    import json
+
+    from council.runs.store import records, summarize
+
+    config = state.config()
+    pad = Path(scratchpad or config.scratchpad).expanduser().absolute()
+    summaries = []
+    for record in records(pad)[:limit]:
+        try:
+            summaries.append(summarize(record))
+        except (OSError, ValueError):
+            continue  # a record being written or damaged: `show` says what is wrong
+    if as_json:
+        click.echo(json.dumps([s.to_json() for s in summaries], indent=2))
+        return ExitCode.OK
+    if not summaries:
+        click.echo(f"no runs in {pad} yet; start one with `council debate`", err=True)
+        return ExitCode.OK
+    for s in summaries:
+        date = s.started_at[:16].replace("T", " ")
+        question = " ".join(s.question.split())
+        question = question if len(question) <= 60 else question[:57] + "..."
+        rounds = f"{s.rounds_run}/{s.rounds}"
+        click.echo(f"{s.id}  {date}  {s.status:<11}  {rounds:<4}  {question}")
+    return ExitCode.OK
+
+
+@cli.command()
+@run_id_argument
+@click.option("--md", "form", flag_value="md", default=True, help="The DECISION as Markdown.")
+@click.option("--json", "form", flag_value="json", help="The result JSON.")
+@scratchpad_option
+@click.pass_obj
+def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> ExitCode:
+    """Print a run's record: its DECISION as Markdown, or its result JSON.
+
+    Example: council show last --json | jq .decision.recommendation
+    """
+    import json
+
+    from council.debate.result import render_markdown
+    from council.runs.store import read_state
+
+    record = _find(state, run_id, scratchpad)
+    result = _result_of(record, read_state(record))
+    if form == "json":
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_markdown(result), nl=False)
+    return ExitCode.OK
+
+
+@cli.command()
+@run_id_argument
+@scratchpad_option
+@click.pass_obj
+def cancel(state: CliState, run_id: str, scratchpad: str | None) -> ExitCode:
+    """Stop a running (e.g. detached) run as Ctrl-C would; it stays resumable.
+
+    Example: council cancel last && council resume last
+    """
+    from council.runs.lock import holder, is_held
+    from council.runs.store import summarize
+
+    record = _find(state, run_id, scratchpad)
+    summary = summarize(record)
+    running = holder(record.path)
+    if not summary.running or running is None or not running.alive():
+        raise UsageError(f"{record.id} is not running ({summary.status}); nothing to cancel")
+    os.kill(running.pid, signal.SIGINT)
+    deadline = time.monotonic() + _CANCEL_WAIT_S
+    while is_held(record.path) and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+    if is_held(record.path):
+        click.echo(
+            f"council: {record.id} (process {running.pid}) is still stopping after "
+            f"{_CANCEL_WAIT_S:g}s; check with: council status {record.id}",
+            err=True,
+        )
+        return ExitCode.STILL_RUNNING
+    click.echo(f"cancelled {record.id}; resume with: council resume {record.id}", err=True)
+    return ExitCode.OK
+
+
+@cli.command(name="run-detached", hidden=True)
+@click.argument("record_path", type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option("--lock-fd", type=int, required=True)
+@click.pass_obj
+def run_detached(state: CliState, record_path: Path, lock_fd: int) -> ExitCode:
+    """The process `council debate --detach` starts: runs the prepared record."""
+    from council.debate.run import run_detached as run
+
+    config = state.config()
+    collect_from_now()
+    # stderr is the record's progress.log: the progress lines are the log.
+    outcome = run(record_path, lock_fd, config, state.progress())
+    sys.stderr.flush()
+    return outcome.exit_code

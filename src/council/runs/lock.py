@@ -1,0 +1,102 @@
+"""One council per record: an OS file lock on `<record>/lock`, plus who holds it.
+
+The lock is `flock(2)` on the file: the kernel drops it when the holding process dies, however
+it dies, so a stale lock is simply free and the next council takes it over. The file also
+names the holder (pid and start time) so a refusal can say which process runs the record and
+`council cancel` knows whom to signal. A detached run's lock is taken by the process that
+creates the record and inherited by the process that runs it (the same open file), so there
+is no moment in which the record looks abandoned.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+LOCK = "lock"
+
+
+@dataclass(frozen=True)
+class Holder:
+    pid: int
+    started: float  # the process's start time, so a reused pid is not mistaken for it
+
+    def alive(self) -> bool:
+        try:
+            return psutil.Process(self.pid).create_time() == self.started
+        except psutil.Error:
+            return False
+
+
+class RecordLocked(Exception):
+    def __init__(self, holder: Holder | None) -> None:
+        self.holder = holder
+        who = f"process {holder.pid}" if holder else "another process"
+        super().__init__(f"the record is in use by {who}")
+
+
+class RecordLock:
+    """Held for as long as this object's file stays open (and by every process sharing it)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    @classmethod
+    def acquire(cls, record: Path, pid: int | None = None) -> RecordLock:
+        """Take the lock of `record` for `pid` (this process when None), or raise
+        `RecordLocked` naming the holder."""
+        fd = os.open(record / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RecordLocked(holder(record)) from None
+        lock = cls(fd)
+        lock.name_holder(pid or os.getpid())
+        return lock
+
+    def name_holder(self, pid: int) -> None:
+        """Say in the file which process runs the record (a detached run's child, say)."""
+        data = json.dumps({"pid": pid, "started": psutil.Process(pid).create_time()})
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, data.encode(), 0)
+
+    def inheritable(self) -> int:
+        """The fd to hand to a child process that takes the run over."""
+        os.set_inheritable(self.fd, True)
+        return self.fd
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing our last copy drops the lock
+            self.fd = -1
+
+
+def is_held(record: Path) -> bool:
+    """True while a live process holds the lock of `record` (a dead one holds nothing)."""
+    try:
+        fd = os.open(record / LOCK, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # also lets go of the shared lock, when we got it
+    return False
+
+
+def holder(record: Path) -> Holder | None:
+    """The process named in the lock file of `record`, or None (never named, or unreadable).
+    It holds the lock only while `is_held(record)`."""
+    try:
+        data = json.loads((record / LOCK).read_bytes() or b"{}")
+        return Holder(int(data["pid"]), float(data["started"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

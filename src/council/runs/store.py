@@ -1,0 +1,142 @@
+"""The runs in a scratchpad: finding one by id, prefix or `last`, listing them, and telling
+whether one is still running.
+
+A run's `state.json` says `running` from its start until it ends; if its process died without
+ending it (SIGKILL, a crash, a reboot), nobody holds its lock any more, and the run is
+reported as `interrupted`, never as running forever. Everything here reads only `state.json`
+and the lock, so `council list` over hundreds of records stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from council.errors import UsageError
+from council.runs.lock import holder, is_held
+from council.runs.record import STATE, Record, is_record_name
+
+LAST = "last"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What `list` and `status` show of one run, from its `state.json` and its lock."""
+
+    id: str
+    path: Path
+    status: str  # running | completed | degraded | failed | interrupted
+    phase: str
+    round: int
+    rounds: int  # requested
+    rounds_run: int
+    question: str
+    started_at: str
+    duration_s: float  # of the runs before this one, when running
+    run_started_at: str  # when the latest (or current) process took the run over
+    pid: int | None
+    exit_code: int | None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    @property
+    def elapsed_s(self) -> float:
+        if not self.running:
+            return self.duration_s
+        started = datetime.fromisoformat(self.run_started_at).timestamp()
+        return self.duration_s + max(0.0, time.time() - started)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "status": self.status,
+            "phase": self.phase,
+            "round": self.round,
+            "rounds": {"requested": self.rounds, "run": self.rounds_run},
+            "question": self.question,
+            "started_at": self.started_at,
+            "elapsed_s": round(self.elapsed_s, 1),
+            "pid": self.pid,
+            "exit_code": self.exit_code,
+        }
+
+
+def effective_status(record: Path, recorded: str) -> str:
+    """`recorded` (state.json's status), except that a `running` record nobody holds is
+    `interrupted`: its process is gone."""
+    if recorded == "running" and not is_held(record):
+        return "interrupted"
+    return recorded
+
+
+def summarize(record: Record, state: dict[str, Any] | None = None) -> RunSummary:
+    state = state if state is not None else record.read_json(STATE)
+    plan = state.get("plan") or {}
+    live = holder(record.path)
+    return RunSummary(
+        id=record.id,
+        path=record.path,
+        status=effective_status(record.path, state.get("status", "running")),
+        phase=state.get("phase", "?"),
+        round=int(state.get("round") or 0),
+        rounds=int(plan.get("rounds") or 0),
+        rounds_run=int(state.get("rounds_run") or 0),
+        question=str(state.get("question", "")),
+        started_at=str(state.get("started_at", "")),
+        duration_s=float(state.get("duration_s") or 0.0),
+        run_started_at=str(state.get("run_started_at") or state.get("started_at", "")),
+        pid=live.pid if live else state.get("pid"),
+        exit_code=state.get("exit_code"),
+    )
+
+
+def records(scratchpad: Path) -> list[Record]:
+    """Every record in `scratchpad`, newest first (ids sort by their time stamp)."""
+    if not scratchpad.is_dir():
+        return []
+    found = [
+        Record(p) for p in scratchpad.iterdir() if is_record_name(p.name) and (p / STATE).is_file()
+    ]
+    return sorted(found, key=lambda r: r.id.split("-", 1)[1], reverse=True)
+
+
+def find_run(scratchpad: Path, ref: str) -> Record:
+    """The record `ref` names: `last`, a whole id, a record path, or any unique prefix of an
+    id (with or without its `debate-` part)."""
+    ref = ref.strip().rstrip("/")
+    if not ref:
+        raise UsageError("give a run id, a unique prefix of one, or `last`; see `council list`")
+    path = Path(ref)
+    if "/" in ref and (path / STATE).is_file():
+        return Record(path)
+    every = records(scratchpad)
+    if ref == LAST:
+        if not every:
+            raise UsageError(f"no runs in {scratchpad} yet; start one with `council debate`")
+        return every[0]
+    matches = [r for r in every if r.id.startswith(ref) or r.id.split("-", 1)[1].startswith(ref)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        recent = ", ".join(r.id for r in every[:3]) or "none"
+        raise UsageError(f"no run '{ref}' in {scratchpad} (recent: {recent}); see `council list`")
+    shown = ", ".join(r.id for r in matches[:4]) + (", ..." if len(matches) > 4 else "")
+    raise UsageError(f"'{ref}' matches {len(matches)} runs ({shown}): give more of the id")
+
+
+def read_state(record: Record) -> dict[str, Any]:
+    """`state.json`, or a `UsageError` naming the file when it cannot be read."""
+    try:
+        value = record.read_json(STATE)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{record.file(STATE)}: cannot be read ({exc})") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{record.file(STATE)}: not a run's state (expected a JSON object)")
+    return value
