@@ -25,15 +25,15 @@ from typing import Any
 import pytest
 import yaml
 
-from council.adapters import BUILTIN
+from council.adapters import registered
 from council.adapters.base import Status
 from council.config import Config, parse_config
 from council.context.files import head_tail_sizes
-from council.debate import Tuning
+from council.debate.calls import Tuning
+from council.debate.plan import DebateFlags, resolve_plan
 from council.errors import ConfigError
-from council.plan import DebateFlags, resolve_plan
 from council.runner import RetryPolicy, Timeouts, run_call
-from test_debate import QUESTION, Project
+from project import QUESTION, Project
 
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024
@@ -216,7 +216,7 @@ def soft_timeout_rows() -> list[Default]:
         rows.append(
             Default(
                 f"{cli} soft timeout",
-                lambda cli=cli: BUILTIN[cli]().soft_timeout(None),
+                lambda cli=cli: registered()[cli]().soft_timeout(None),
                 lambda cli=cli: soft_timeout_docs(cli, 0),
                 default,
             )
@@ -224,7 +224,7 @@ def soft_timeout_rows() -> list[Default]:
         rows.append(
             Default(
                 f"{cli} soft timeout at effort xhigh",
-                lambda cli=cli: BUILTIN[cli]().soft_timeout("xhigh"),
+                lambda cli=cli: registered()[cli]().soft_timeout("xhigh"),
                 lambda cli=cli: soft_timeout_docs(cli, 1),
                 high,
             )
@@ -504,7 +504,7 @@ def test_the_shipped_default_is_the_documented_one(row: Default) -> None:
 
 
 def test_every_built_in_cli_has_its_soft_timeouts_in_the_table_and_in_clis_md() -> None:
-    assert set(SOFT_TIMEOUTS) == set(BUILTIN) == set(soft_timeouts_md())
+    assert set(SOFT_TIMEOUTS) == set(registered()) == set(soft_timeouts_md())
 
 
 @pytest.mark.xfail(
