@@ -18,7 +18,6 @@ from council.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from council.runs.record import Record
-    from council.runs.store import RunSummary
 
 CURSOR = ".wait-cursor"  # how many progress lines `council wait` has printed already
 _POLL_S = 0.2
@@ -37,43 +36,6 @@ def _find(state: CliState, run_id: str, scratchpad: str | None) -> Record:
     return find_run(Path(scratchpad or config.scratchpad).expanduser().absolute(), run_id)
 
 
-def _elapsed(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
-
-
-def _seat_counts(record: Record, state: dict[str, Any]) -> dict[str, int]:
-    """Seats by where they are now: ok (idle, last call answered), failed (dropped, or last
-    call failed), waiting (asked, no answer yet). The lead is not a seat here."""
-    asked: dict[str, str] = {}
-    for entry in record.transcript():
-        if entry.get("kind") == "dm" and entry.get("action") and "stem" in entry.get("meta", {}):
-            asked[entry["to"]] = entry["meta"]["stem"]
-    counts = {"ok": 0, "failed": 0, "waiting": 0}
-    for name, seat in state.get("seats", {}).items():
-        if seat.get("role") == "lead":
-            continue
-        if seat.get("status") == "dropped":
-            counts["failed"] += 1
-            continue
-        call = state.get("calls", {}).get(asked.get(name, ""))
-        if name in asked and call is None:
-            counts["waiting"] += 1
-        elif call is not None and call.get("status") not in ("ok", "late"):
-            counts["failed"] += 1
-        else:
-            counts["ok"] += 1
-    return counts
-
-
-def _status_line(summary: RunSummary, counts: dict[str, int]) -> str:
-    where = f"{summary.phase} round {summary.round}" if summary.running else summary.phase
-    return (
-        f"{summary.id} {summary.status} · {where} · seats {counts['ok']} ok, "
-        f"{counts['failed']} failed, {counts['waiting']} waiting · {_elapsed(summary.elapsed_s)}"
-    )
-
-
 def _result_of(record: Record, state: dict[str, Any]) -> dict[str, Any]:
     """result.json when the run wrote it, else the result its state gives (a dead run)."""
     from council.debate.result import build_result
@@ -82,17 +44,6 @@ def _result_of(record: Record, state: dict[str, Any]) -> dict[str, Any]:
     if (record.file("result.json")).is_file() and state.get("finished_at"):
         return record.read_json("result.json")
     return build_result(DebateState.from_json(state), record.display())
-
-
-def _new_progress_lines(record: Record, since: int) -> list[str]:
-    from council.runs.record import PROGRESS
-
-    try:
-        text = record.file(PROGRESS).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    whole = text[: text.rfind("\n") + 1]  # a line still being written waits for next time
-    return whole.splitlines()[since:]
 
 
 @cli.command()
@@ -126,7 +77,13 @@ def wait(
 
     Example: council wait last --timeout 100
     """
-    from council.runs.store import read_state, summarize
+    from council.runs.store import (
+        new_progress_lines,
+        read_state,
+        seat_counts,
+        status_line,
+        summarize,
+    )
 
     record = _find(state, run_id, scratchpad)
     cursor_file = record.file(CURSOR)
@@ -134,7 +91,7 @@ def wait(
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     while True:
         summary = summarize(record)  # before reading: lines written before it ended are in
-        lines = _new_progress_lines(record, cursor)
+        lines = new_progress_lines(record, cursor)
         for line in lines:
             click.echo(line, err=True)
         cursor += len(lines)
@@ -142,8 +99,8 @@ def wait(
         if not summary.running:
             break
         if deadline is not None and time.monotonic() >= deadline:
-            counts = _seat_counts(record, read_state(record))
-            click.echo(f"still running: {_status_line(summary, counts)}", err=True)
+            counts = seat_counts(record, read_state(record))
+            click.echo(f"still running: {status_line(summary, counts)}", err=True)
             click.echo(f"wait again: council wait {record.id} --since {cursor}", err=True)
             return ExitCode.STILL_RUNNING
         time.sleep(_POLL_S)
@@ -184,16 +141,16 @@ def status(state: CliState, run_id: str, as_json: bool, scratchpad: str | None) 
     """
     import json
 
-    from council.runs.store import read_state, summarize
+    from council.runs.store import read_state, seat_counts, status_line, summarize
 
     record = _find(state, run_id, scratchpad)
     run_state = read_state(record)
     summary = summarize(record, run_state)
-    counts = _seat_counts(record, run_state)
+    counts = seat_counts(record, run_state)
     if as_json:
         click.echo(json.dumps({**summary.to_json(), "seats": counts}, indent=2))
     else:
-        click.echo(_status_line(summary, counts))
+        click.echo(status_line(summary, counts))
     return ExitCode.OK
 
 

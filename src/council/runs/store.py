@@ -18,7 +18,7 @@ from typing import Any
 
 from council.errors import UsageError
 from council.runs.lock import holder, is_held
-from council.runs.record import STATE, Record, is_record_name
+from council.runs.record import PROGRESS, STATE, Record, is_record_name
 
 LAST = "last"
 
@@ -140,3 +140,49 @@ def read_state(record: Record) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{record.file(STATE)}: not a run's state (expected a JSON object)")
     return value
+
+
+def elapsed_text(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def seat_counts(record: Record, state: dict[str, Any]) -> dict[str, int]:
+    """Seats by where they are now: ok (idle, last call answered), failed (dropped, or last
+    call failed), waiting (asked, no answer yet). The lead is not a seat here."""
+    asked: dict[str, str] = {}
+    for entry in record.transcript():
+        if entry.get("kind") == "dm" and entry.get("action") and "stem" in entry.get("meta", {}):
+            asked[entry["to"]] = entry["meta"]["stem"]
+    counts = {"ok": 0, "failed": 0, "waiting": 0}
+    for name, seat in state.get("seats", {}).items():
+        if seat.get("role") == "lead":
+            continue
+        if seat.get("status") == "dropped":
+            counts["failed"] += 1
+            continue
+        call = state.get("calls", {}).get(asked.get(name, ""))
+        if name in asked and call is None:
+            counts["waiting"] += 1
+        elif call is not None and call.get("status") not in ("ok", "late"):
+            counts["failed"] += 1
+        else:
+            counts["ok"] += 1
+    return counts
+
+
+def status_line(summary: RunSummary, counts: dict[str, int]) -> str:
+    where = f"{summary.phase} round {summary.round}" if summary.running else summary.phase
+    seats = f"{counts['ok']} ok, {counts['failed']} failed, {counts['waiting']} waiting"
+    return f"{summary.id} {summary.status} · {where} · seats {seats} · " + elapsed_text(
+        summary.elapsed_s
+    )
+
+
+def new_progress_lines(record: Record, since: int) -> list[str]:
+    try:
+        text = record.file(PROGRESS).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    whole = text[: text.rfind("\n") + 1]  # a line still being written waits for next time
+    return whole.splitlines()[since:]
