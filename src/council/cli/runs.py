@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -34,16 +34,6 @@ def _find(state: CliState, run_id: str, scratchpad: str | None) -> Record:
 
     config = state.config()
     return find_run(Path(scratchpad or config.scratchpad).expanduser().absolute(), run_id)
-
-
-def _result_of(record: Record, state: dict[str, Any]) -> dict[str, Any]:
-    """result.json when the run wrote it, else the result its state gives (a dead run)."""
-    from council.debate.result import build_result
-    from council.debate.state import DebateState
-
-    if (record.file("result.json")).is_file() and state.get("finished_at"):
-        return record.read_json("result.json")
-    return build_result(DebateState.from_json(state), record.display())
 
 
 @cli.command()
@@ -104,6 +94,8 @@ def wait(
             click.echo(f"wait again: council wait {record.id} --since {cursor}", err=True)
             return ExitCode.STILL_RUNNING
         time.sleep(_POLL_S)
+    from council.debate.result import load_result
+
     run_state = read_state(record)
     error = run_state.get("error")
     if summary.status == "interrupted" and run_state.get("status") == "running":
@@ -113,7 +105,7 @@ def wait(
         code = ExitCode.INTERRUPTED
     else:
         code = ExitCode(run_state.get("exit_code") or 0)
-    return emit_result(_result_of(record, run_state), code, error, as_json=as_json)
+    return emit_result(load_result(record, run_state), code, error, as_json=as_json)
 
 
 def _read_cursor(path: Path) -> int:
@@ -204,11 +196,11 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
     """
     import json
 
-    from council.debate.result import render_markdown
+    from council.debate.result import load_result, render_markdown
     from council.runs.store import read_state
 
     record = _find(state, run_id, scratchpad)
-    result = _result_of(record, read_state(record))
+    result = load_result(record, read_state(record))
     if form == "json":
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from council.debate.state import DebateState
+from council.runs.record import Record
 
 SCHEMA_ID = "council.result/v1"
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "result.schema.json"
@@ -17,6 +18,14 @@ SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "result.schema.json"
 @cache
 def result_schema() -> dict[str, Any]:
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def load_result(record: Record, state: dict[str, Any]) -> dict[str, Any]:
+    """A record's result: `result.json` once the run wrote it at its end, else the result its
+    state gives so far (a run still going, or one whose process died)."""
+    if record.file("result.json").is_file() and state.get("finished_at"):
+        return record.read_json("result.json")
+    return build_result(DebateState.from_json(state), record.display())
 
 
 def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
