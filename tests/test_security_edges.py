@@ -20,21 +20,22 @@ import anyio
 import pytest
 
 from context.secrets_corpus import UPPER_DIGITS, _Gen
-from council.adapters import BUILTIN, adapter_for
+from council.adapters import adapter_for, host_markers, registered
 from council.adapters.base import Adapter, CliSettings, Request, Status
 from council.context import gather_context, redact
 from council.context.paths import SECRET_NAME_PATTERNS, find_root
-from council.context.redact import _FENCE_FORMATS, SHAPES, grammar_of, marker, secret_key_kind
+from council.context.redact import SHAPES, grammar_of, marker, secret_key_kind
+from council.context.redact.grammars import _FENCE_FORMATS
 from council.errors import UsageError
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
-from council.runner.environment import CALL_MARKER, NESTING_NAMES, NESTING_PREFIXES
-from council.tools import resolve_tool
+from council.runner.environment import CALL_MARKER
+from council.runner.resolve import resolve_tool
 
 from fakes.install import FakeClis, install_fakes
 
 # -- 1. every vendor's variables crossed with every other vendor's CLI ------------------------
 
-ADAPTERS = sorted(BUILTIN)
+ADAPTERS = sorted(registered())
 FAST_RETRY = RetryPolicy(base_delay_s=0.02, max_delay_s=0.1, other_delay_s=0.01)
 PROMPT = "ACTION: PROPOSAL\nQuestion: Should sessions live in Redis or in Postgres?\n"
 # What every CLI gets whatever its vendor (protocol.md section 3), as the user's shell has it.
@@ -53,7 +54,7 @@ NOBODYS = {"AWS_SECRET_ACCESS_KEY": "aws-never-shared", "GITHUB_TOKEN": "gh-neve
 def _vendor_variables() -> dict[str, str]:
     """One variable for every prefix and name any adapter declares, valued by its own name."""
     names: set[str] = set()
-    for cls in BUILTIN.values():
+    for cls in registered().values():
         names.update(f"{prefix}COUNCIL_PLANTED" for prefix in cls.env_prefixes)
         names.update(cls.env_names)
     return {name: f"value-of-{name}" for name in sorted(names)}
@@ -61,12 +62,12 @@ def _vendor_variables() -> dict[str, str]:
 
 VENDOR_VARIABLES = _vendor_variables()
 # Variables an IDE host sets for its children; each must reach no CLI unless one names it.
-MARKERS = {name: "1" for name in (*NESTING_NAMES, *(f"{p}ENTRYPOINT" for p in NESTING_PREFIXES))}
+MARKERS = {(f"{m}ENTRYPOINT" if m.endswith("_") else m): "1" for m in host_markers()}
 PLANTED = {**VENDOR_VARIABLES, **MARKERS, **NOBODYS}
 
 
 def _is_marker(name: str) -> bool:
-    return name in NESTING_NAMES or name.startswith(NESTING_PREFIXES)
+    return any(name.startswith(m) if m.endswith("_") else name == m for m in host_markers())
 
 
 def declared_by(cls: type[Adapter], name: str) -> bool:
@@ -76,14 +77,14 @@ def declared_by(cls: type[Adapter], name: str) -> bool:
 
 
 def owners(name: str) -> list[str]:
-    return [cli for cli, cls in BUILTIN.items() if declared_by(cls, name)]
+    return [cli for cli, cls in registered().items() if declared_by(cls, name)]
 
 
 def named_for(declared: str) -> set[str]:
     """The adapters whose name or vendor a variable or prefix spells: `GEMINI_` and `GOOGLE_`
     (gemini, vendor google), `CODEX_HOME` (codex), `COUNCIL_SIM_` (sim); `DASHSCOPE_` none."""
     words = set(declared.lower().strip("_").split("_"))
-    return {cli for cli, cls in BUILTIN.items() if {cls.name, cls.vendor} & words}
+    return {cli for cli, cls in registered().items() if {cls.name, cls.vendor} & words}
 
 
 # Reviewed exceptions: a CLI that reads variables named for another vendor, and why. Sharing
@@ -100,7 +101,7 @@ CROSS_VENDOR_GRANTS = {
 def cross_vendor_declarations() -> set[tuple[str, str]]:
     return {
         (cli, declared)
-        for cli, cls in BUILTIN.items()
+        for cli, cls in registered().items()
         for declared in (*cls.env_prefixes, *cls.env_names)
         if named_for(declared) and cli not in named_for(declared)
     }
@@ -114,7 +115,7 @@ def test_every_planted_vendor_variable_belongs_to_a_vendor_and_every_adapter_has
     assert all(owners(name) for name in VENDOR_VARIABLES)
     assert all(not owners(name) for name in NOBODYS)
     # An adapter with no variables of its own would make its cross cases vacuous.
-    assert all(any(declared_by(BUILTIN[cli], n) for n in VENDOR_VARIABLES) for cli in ADAPTERS)
+    assert all(any(declared_by(registered()[cli], n) for n in VENDOR_VARIABLES) for cli in ADAPTERS)
 
 
 def test_every_cli_declaring_another_vendors_variables_is_a_reviewed_grant():
@@ -134,7 +135,7 @@ def _seat(cli: str, fakes: FakeClis, tmp_path: Path) -> tuple[Adapter, Path | No
     council) runs for real behind a recorder that writes down its environment first."""
     if cli in fakes.names:
         return adapter_for(cli), None
-    command = BUILTIN[cli]().locate()
+    command = registered()[cli]().locate()
     if command is None:
         pytest.fail(f"adapter {cli!r} has neither a fake in tests/fakes nor a runnable CLI")
     log = tmp_path / f"{cli}.calls.jsonl"
@@ -217,8 +218,8 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Seen]:
 
 def _leaks(env: dict[str, str], cli: str, vendor: str) -> dict[str, str]:
     """`vendor`'s planted variables `cli` got although its own declarations do not cover them."""
-    theirs = [n for n in VENDOR_VARIABLES if declared_by(BUILTIN[vendor], n)]
-    return {n: env[n] for n in theirs if n in env and not declared_by(BUILTIN[cli], n)}
+    theirs = [n for n in VENDOR_VARIABLES if declared_by(registered()[vendor], n)]
+    return {n: env[n] for n in theirs if n in env and not declared_by(registered()[cli], n)}
 
 
 CROSS = [(vendor, cli) for vendor, cli in product(ADAPTERS, ADAPTERS) if vendor != cli]
@@ -240,7 +241,7 @@ def test_one_vendors_variables_never_reach_another_vendors_cli(vendor, cli, seen
     shared = [
         n
         for n in VENDOR_VARIABLES
-        if declared_by(BUILTIN[vendor], n) and declared_by(BUILTIN[cli], n)
+        if declared_by(registered()[vendor], n) and declared_by(registered()[cli], n)
     ]
     assert {n: call.get(n) for n in shared} == {n: VENDOR_VARIABLES[n] for n in shared}
     # ...but a variable named for `vendor` reaches `cli` only by a reviewed grant.
@@ -252,7 +253,7 @@ def test_one_vendors_variables_never_reach_another_vendors_cli(vendor, cli, seen
 @pytest.mark.parametrize("cli", ADAPTERS)
 def test_a_cli_gets_exactly_its_own_vendors_variables_and_the_basics(cli, seen):
     environ, probe, call = seen[cli].environ, seen[cli].probe, dict(seen[cli].call)
-    mine = {n: v for n, v in VENDOR_VARIABLES.items() if declared_by(BUILTIN[cli], n)}
+    mine = {n: v for n, v in VENDOR_VARIABLES.items() if declared_by(registered()[cli], n)}
     basics = {n: environ[n] for n in ("PATH", "HOME", "TMPDIR", *BASICS)}
     call_id = call.pop(CALL_MARKER, "")
     assert call_id.startswith(f"{os.getpid()}-")  # the call marker, naming this process
@@ -267,7 +268,7 @@ def test_a_cli_gets_exactly_its_own_vendors_variables_and_the_basics(cli, seen):
 @pytest.mark.parametrize("cli", ADAPTERS)
 def test_ide_nesting_markers_and_unclaimed_secrets_reach_no_cli(cli, seen):
     for env in (seen[cli].probe, seen[cli].call):
-        got = {n for n in MARKERS if n in env and not declared_by(BUILTIN[cli], n)}
+        got = {n for n in MARKERS if n in env and not declared_by(registered()[cli], n)}
         assert got == set(), f"{cli} got IDE nesting markers {sorted(got)}"
         assert [n for n in NOBODYS if n in env] == []
 
