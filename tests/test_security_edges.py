@@ -540,11 +540,6 @@ def test_even_a_one_letter_url_password_is_redacted():
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the url-password rule needs a user name before the colon, so the "
-    "password-only form redis://:<password>@host (Redis, Celery brokers) is sent as is",
-)
 @pytest.mark.parametrize("filename", ["settings.py", ".env", "notes.txt"])
 def test_a_password_only_url_is_redacted(filename):
     out, kinds = redact(f"REDIS_URL=redis://:{PASSWORD}@cache:6379/0\n", filename=filename)
@@ -552,12 +547,14 @@ def test_a_password_only_url_is_redacted(filename):
     assert kinds == {"url-password": 1}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a token used as a URL's user name is redacted, then the url-password rule "
-    "reads the marker's own colon as the user:password separator, leaving "
-    "'[REDACTED:[REDACTED:url-password]@' and counting two secrets for one",
-)
+@pytest.mark.parametrize("scheme", ["amqp", "mongodb+srv", "ftp", "smtps", "postgresql"])
+def test_a_percent_encoded_password_in_a_url_of_any_scheme_is_redacted(scheme):
+    encoded = "Zq%40r7%2Fw%3Ax9%25Lm2"  # `@`, `/`, `:` and `%` escaped, as URLs require
+    out, kinds = redact(f"URL={scheme}://svc:{encoded}@broker.internal/vh\n", filename="notes.txt")
+    assert encoded not in out and "Zq" not in out
+    assert kinds == {"url-password": 1}
+
+
 def test_a_token_used_as_a_urls_user_name_is_redacted_once_under_its_own_kind():
     text = f"git push https://{GHP}@github.com/acme/api main\n"
     out, kinds = redact(text, filename="notes.txt")

@@ -113,7 +113,9 @@ SHAPES: tuple[ShapeRule, ...] = (
     ShapeRule(
         "url-password",
         re.compile(
-            r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"<>()]{1,128}:"
+            # The user may be empty (`redis://:secret@cache`), never a marker already put
+            # there (`https://[REDACTED:github-token]@host`): no `[` or `]` in it.
+            r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"<>()\[\]]{0,128}:"
             r"(?P<v>[^\s/@'\"<>]{1,256})@(?=[\w\[.-])"
         ),
         group="v",
