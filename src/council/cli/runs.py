@@ -3,8 +3,6 @@ detached run executes. A run is named by its id, any unique prefix of it, or `la
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -14,7 +12,7 @@ import click
 
 from council.cli.app import CliState, cli, collect_from_now
 from council.cli.debate import emit_result, json_option
-from council.errors import ExitCode, UsageError
+from council.errors import ExitCode
 
 if TYPE_CHECKING:
     from council.runs.record import Record
@@ -217,21 +215,13 @@ def cancel(state: CliState, run_id: str, scratchpad: str | None) -> ExitCode:
 
     Example: council cancel last && council resume last
     """
-    from council.runs.lock import holder, is_held
-    from council.runs.store import summarize
+    from council.runs.store import cancel_run
 
     record = _find(state, run_id, scratchpad)
-    summary = summarize(record)
-    running = holder(record.path)
-    if not summary.running or running is None or not running.alive():
-        raise UsageError(f"{record.id} is not running ({summary.status}); nothing to cancel")
-    os.kill(running.pid, signal.SIGINT)
-    deadline = time.monotonic() + _CANCEL_WAIT_S
-    while is_held(record.path) and time.monotonic() < deadline:
-        time.sleep(_POLL_S)
-    if is_held(record.path):
+    pid = cancel_run(record, _CANCEL_WAIT_S)
+    if pid is not None:
         click.echo(
-            f"council: {record.id} (process {running.pid}) is still stopping after "
+            f"council: {record.id} (process {pid}) is still stopping after "
             f"{_CANCEL_WAIT_S:g}s; check with: council status {record.id}",
             err=True,
         )

@@ -10,6 +10,8 @@ and the lock, so `council list` over hundreds of records stays fast.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,6 +23,7 @@ from council.runs.lock import holder, is_held
 from council.runs.record import PROGRESS, STATE, Record, is_record_name
 
 LAST = "last"
+_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -186,3 +189,18 @@ def new_progress_lines(record: Record, since: int) -> list[str]:
         return []
     whole = text[: text.rfind("\n") + 1]  # a line still being written waits for next time
     return whole.splitlines()[since:]
+
+
+def cancel_run(record: Record, wait_s: float) -> int | None:
+    """Stop a running run as Ctrl-C would (it stays resumable) and wait up to `wait_s` for
+    its process to let go of the record. Returns None once stopped, else the pid still
+    stopping. A run that is not running is a `UsageError`."""
+    summary = summarize(record)
+    running = holder(record.path)
+    if not summary.running or running is None or not running.alive():
+        raise UsageError(f"{record.id} is not running ({summary.status}); nothing to cancel")
+    os.kill(running.pid, signal.SIGINT)
+    deadline = time.monotonic() + wait_s
+    while is_held(record.path) and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+    return running.pid if is_held(record.path) else None
