@@ -24,6 +24,7 @@ LAYERS = {
         "progress",
         "prompts",
         "sim",
+        "hosts",
     },
     "protocols": {"debate"},
     "front ends": {"cli", "__main__"},

@@ -57,6 +57,10 @@ CASES = [
     (["show", "x", "--yaml"], 2, "No such option '--yaml'"),
     (["cancel"], 2, "Missing argument 'ID'"),
     (["cancel", "x"], 2, "no run 'x'"),
+    (["skill", "install"], 2, "Missing option '--host'"),
+    (["skill", "install", "--host", "vim"], 2, "'vim' is not one of 'claude', 'codex'"),
+    (["skill", "uninstall", "--host", "all", "--scope", "team"], 2, "'team' is not one of"),
+    (["skill", "install", "--host", "codex", "--scope", "project"], 2, "codex reads no project"),
 ]
 
 

@@ -239,6 +239,12 @@ class Adapter:
     # Flags that switch off this CLI's approvals or sandbox: refused in any `extra_args`.
     forbidden_args: ClassVar[tuple[str, ...]] = ()
     default_seat: ClassVar[bool] = True  # may take a seat when the user names none
+    # As an IDE host: where its config lives in a project and for the user (None: not
+    # read there), the variable that moves the user one, and council's files it reads:
+    # (file under skill/, path under the host's directory).
+    host_dirs: ClassVar[Mapping[str, str | None]] = {}
+    host_dir_env: ClassVar[str | None] = None
+    host_files: ClassVar[tuple[tuple[str, str], ...]] = ()
     soft_timeout_s: ClassVar[float] = 300.0
     soft_timeout_high_s: ClassVar[float] = 300.0
     high_efforts: ClassVar[frozenset[str]] = frozenset({"xhigh", "max"})

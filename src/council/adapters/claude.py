@@ -42,6 +42,12 @@ class ClaudeAdapter(Adapter):
         "--allow-dangerously-skip-permissions",
         "--permission-mode=bypassPermissions",
     )
+    host_dirs = {"project": ".claude", "user": "~/.claude"}
+    host_dir_env = "CLAUDE_CONFIG_DIR"
+    host_files = (
+        ("claude/commands/debate.md", "commands/debate.md"),
+        ("claude/skills/council/SKILL.md", "skills/council/SKILL.md"),
+    )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 900.0
     efforts = frozenset({"low", "medium", "high", "xhigh", "max"})

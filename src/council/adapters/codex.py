@@ -37,6 +37,10 @@ class CodexAdapter(Adapter):
         "-s=danger-full-access",
         "--sandbox=danger-full-access",
     )
+    # Codex reads custom prompts from the user's CODEX_HOME only.
+    host_dirs = {"project": None, "user": "~/.codex"}
+    host_dir_env = "CODEX_HOME"
+    host_files = (("codex/prompts/debate.md", "prompts/debate.md"),)
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})

@@ -35,6 +35,8 @@ class GeminiAdapter(Adapter):
     env_prefixes = ("GEMINI_", "GOOGLE_")
     host_markers = ("GEMINI_CLI",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
+    host_dirs = {"project": ".gemini", "user": "~/.gemini"}
+    host_files = (("gemini/commands/debate.toml", "commands/debate.toml"),)
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
 

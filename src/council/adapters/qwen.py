@@ -34,6 +34,8 @@ class QwenAdapter(Adapter):
     env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
     host_markers = ("QWEN_CODE",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
+    host_dirs = {"project": ".qwen", "user": "~/.qwen"}
+    host_files = (("qwen/commands/debate.toml", "commands/debate.toml"),)
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no auth type is selected", re.I))

@@ -1,0 +1,186 @@
+"""Installing council into IDE hosts: the `/debate` slash-commands and the agent skill of
+`skill/`, copied where each host reads them (the adapters say where), and taken back.
+
+A manifest remembers every file council wrote and what it wrote (its sha256), so install never
+overwrites a file it did not write (or that the user changed since) without `force`, and
+uninstall removes exactly its own files. Project scope: `<project>/.council/installed.json`;
+user scope: `$XDG_DATA_HOME/council/installed.json` (default `~/.local/share/...`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from council.adapters import registered
+from council.atomicio import write_private
+from council.errors import UsageError
+
+SCOPES = ("project", "user")
+
+
+def skill_dir() -> Path:
+    shipped = Path(__file__).parent / "skill"  # a wheel install
+    if shipped.is_dir():
+        return shipped
+    return Path(__file__).resolve().parents[2] / "skill"  # an editable install
+
+
+def host_names() -> list[str]:
+    """The registered CLIs that are IDE hosts council can install into."""
+    return [name for name, cls in registered().items() if cls.host_files]
+
+
+@dataclass(frozen=True)
+class Placement:
+    host: str
+    source: Path
+    target: Path
+    base: Path  # the host's directory (`.claude`, `~/.gemini`, ...)
+
+
+def placements(
+    hosts: Sequence[str], scope: str, project: Path, environ: Mapping[str, str]
+) -> list[Placement]:
+    """Where each host's files go in `scope`. A host that does not read `scope` is a usage
+    error when named alone; with several hosts it is left out."""
+    found = []
+    for name in hosts:
+        cls = registered()[name]
+        base = _host_dir(cls.host_dirs.get(scope), cls.host_dir_env, scope, project, environ)
+        if base is None:
+            if len(hosts) == 1:
+                other = next(s for s in SCOPES if s != scope)
+                raise UsageError(f"{name} reads no {scope} files; use --scope {other}")
+            continue
+        for source, target in cls.host_files:
+            found.append(Placement(name, skill_dir() / source, base / target, base))
+    return found
+
+
+def _host_dir(
+    where: str | None, env: str | None, scope: str, project: Path, environ: Mapping[str, str]
+) -> Path | None:
+    if where is None:
+        return None
+    if scope == "project":
+        return project / where
+    if env and environ.get(env):
+        return Path(environ[env]).expanduser()
+    return Path(where.replace("~", environ.get("HOME", "~"), 1)).expanduser()
+
+
+def manifest_path(scope: str, project: Path, environ: Mapping[str, str]) -> Path:
+    if scope == "project":
+        return project / ".council" / "installed.json"
+    home = Path(environ.get("HOME", "~")).expanduser()
+    data = Path(environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    return data / "council" / "installed.json"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _load(manifest: Path) -> dict[str, dict[str, str]]:
+    """path -> {host, sha256, base} of every file council installed in this scope."""
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8"))["files"]
+    except FileNotFoundError:
+        return {}
+    except (ValueError, KeyError, TypeError):
+        raise UsageError(f"{manifest}: not a manifest council can read; move it away") from None
+
+
+def _save(manifest: Path, files: Mapping[str, Mapping[str, str]]) -> None:
+    if not files:
+        manifest.unlink(missing_ok=True)
+        return
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    write_private(manifest, json.dumps({"files": files}, indent=2, sort_keys=True) + "\n")
+
+
+def _ours(path: Path, known: Mapping[str, Mapping[str, str]]) -> bool:
+    """True when `path` is a file council wrote and nobody changed since."""
+    entry = known.get(str(path))
+    return entry is not None and path.is_file() and _digest(path.read_bytes()) == entry["sha256"]
+
+
+def install(
+    hosts: Sequence[str],
+    scope: str,
+    project: Path,
+    environ: Mapping[str, str],
+    *,
+    force: bool = False,
+) -> list[Path]:
+    """Copy the hosts' files into place; returns what was written. Nothing is written when
+    one target is a file council did not write (or that was changed since) and not `force`."""
+    manifest = manifest_path(scope, project, environ)
+    known = _load(manifest)
+    planned = placements(hosts, scope, project, environ)
+    blocked = []
+    for p in planned:
+        data = p.source.read_bytes()
+        clash = p.target.exists() and not _ours(p.target, known)
+        if clash and not (p.target.is_file() and p.target.read_bytes() == data):
+            blocked.append(p.target)
+    if blocked and not force:
+        listed = ", ".join(str(b) for b in blocked)
+        raise UsageError(f"not overwriting files council did not write: {listed}; add --force")
+    written = []
+    for p in planned:
+        data = p.source.read_bytes()
+        p.target.parent.mkdir(parents=True, exist_ok=True)
+        p.target.write_bytes(data)
+        known[str(p.target)] = {"host": p.host, "sha256": _digest(data), "base": str(p.base)}
+        written.append(p.target)
+    _save(manifest, known)
+    return written
+
+
+def uninstall(
+    hosts: Sequence[str],
+    scope: str,
+    project: Path,
+    environ: Mapping[str, str],
+    *,
+    force: bool = False,
+) -> tuple[list[Path], list[Path]]:
+    """Remove the files council installed for `hosts` in `scope`. Returns (removed, kept):
+    a file changed since it was installed is kept unless `force`."""
+    manifest = manifest_path(scope, project, environ)
+    known = _load(manifest)
+    removed, kept = [], []
+    for path_text, entry in sorted(known.items()):
+        if entry["host"] not in hosts:
+            continue
+        path = Path(path_text)
+        if path.exists() and not _ours(path, known) and not force:
+            kept.append(path)
+            continue
+        path.unlink(missing_ok=True)
+        _prune(path.parent, stop=Path(entry["base"]).parent)
+        del known[path_text]
+        removed.append(path)
+    _save(manifest, known)
+    if scope == "project":
+        _prune(manifest.parent, stop=project)
+    return removed, kept
+
+
+def _prune(directory: Path, *, stop: Path) -> None:
+    """Remove `directory` and its parents while they are empty, up to (not including) `stop`:
+    the directories install created for its files, never the project or the home itself."""
+    while directory != stop and directory.is_relative_to(stop):
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+__all__ = ["SCOPES", "host_names", "install", "placements", "skill_dir", "uninstall"]
