@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .fakecli import (
+from .engine import (
     EXIT_FAKE_CONFIG,
     EXIT_FORBIDDEN,
     EXIT_NOT_EMULATED,
@@ -48,17 +48,18 @@ __all__ = [
 ]
 
 FAKES_DIR = Path(__file__).resolve().parent
-"""Directory holding ``fakecli.py``; the executables add it to ``sys.path``."""
+"""Directory of the fakes' modules; the executables add it to ``sys.path``."""
 
 # ``-IS``: isolated mode (no PYTHON* variables, no user site, no script dir on sys.path) and no
 # ``site`` import. The fakes are stdlib-only, so this keeps whatever environment council hands
 # them from changing their behaviour, and it halves their start-up time (``site`` runs every
 # ``.pth`` file of the interpreter), which keeps the suites that spawn hundreds of them fast.
+# The script imports only ``engine``; ``engine.main`` then imports the one module of its vendor.
 
 _SCRIPT = """#!{python} -IS
 import sys
 sys.path.insert(0, {fakes_dir!r})
-from fakecli import main
+from engine import main
 main({name!r})
 """
 
@@ -112,11 +113,7 @@ class FakeClis:
 
     def grandchildren(self, name: str) -> list[int]:
         """Pids forked by mode ``grandchild`` of fake ``name`` (alive or not)."""
-        self._check(name)
-        path = self.state_dir / f"{name}.grandchildren"
-        if not path.exists():
-            return []
-        return [int(line) for line in path.read_text(encoding="utf-8").split()]
+        return self._pid_file(name, "grandchildren")
 
     def path_env(self, base_path: str) -> str:
         """``base_path`` with ``bin_dir`` in front, for a child's PATH."""
@@ -135,11 +132,7 @@ class FakeClis:
 
     def pids(self, name: str) -> list[int]:
         """Pid of every invocation of fake ``name`` so far, recorded as the fake starts."""
-        self._check(name)
-        path = self.state_dir / f"{name}.pids"
-        if not path.exists():
-            return []
-        return [int(line) for line in path.read_text(encoding="utf-8").split()]
+        return self._pid_file(name, "pids")
 
     def leftovers(self) -> list[int]:
         """Pids of live processes running one of these fakes (hung fakes, grandchildren).
@@ -173,6 +166,13 @@ class FakeClis:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         return pids
+
+    def _pid_file(self, name: str, kind: str) -> list[int]:
+        self._check(name)
+        path = self.state_dir / f"{name}.{kind}"
+        if not path.exists():
+            return []
+        return [int(line) for line in path.read_text(encoding="utf-8").split()]
 
     def _check(self, name: str) -> None:
         if name not in self.names:

@@ -1,0 +1,181 @@
+"""Fake ``codex`` (codex-cli 0.169.0, Rust, clap): ``codex exec`` is the headless entry point.
+
+As in ``docs/spec/clis.md``: the prompt is the positional or stdin (``-`` or no positional),
+stdin is read to EOF, the final message goes to stdout and to the ``-o`` file, the banner and
+errors to stderr, ``--json`` gives JSONL events; outside a git repository it refuses to run
+without ``--skip-git-repo-check``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine import Done, stdin_isatty
+from grammar import Grammar, Opt
+from vendor import Plan, Vendor, jsonl, usage, uuid4
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_SHARED = [
+    Opt(("-c", "--config"), "key=value", repeat=True),
+    Opt(("-m", "--model"), "MODEL"),
+    Opt(
+        ("-s", "--sandbox"), "SANDBOX_MODE", ("read-only", "workspace-write", "danger-full-access")
+    ),
+    Opt(("-C", "--cd"), "DIR"),
+    Opt(("--full-auto",)),
+    Opt(("--dangerously-bypass-approvals-and-sandbox",)),
+    Opt(("-h", "--help")),
+]
+"""The flags ``codex`` and ``codex exec`` both take."""
+
+
+class Codex(Vendor):
+    """codex-cli (Rust, clap): ``codex exec`` is the headless entry point."""
+
+    label = "codex"
+    variant = "codex"
+    default_version = "0.169.0"
+
+    top = Grammar(
+        "clap",
+        "codex",
+        "Usage: codex [OPTIONS] [PROMPT]\n       codex [OPTIONS] <COMMAND> [ARGS]",
+        [Opt(("-V", "--version")), *_SHARED],
+    )
+    grammar = Grammar(
+        "clap",
+        "codex exec",
+        "Usage: codex exec [OPTIONS] [PROMPT]",
+        [
+            Opt(("--skip-git-repo-check",)),
+            Opt(("--ephemeral",)),
+            Opt(("--color",), "COLOR", ("always", "never", "auto")),
+            Opt(("-o", "--output-last-message"), "FILE"),
+            Opt(("--json",)),
+            Opt(("--ignore-user-config",)),
+            *_SHARED,
+        ],
+        max_positionals=1,
+    )
+    other_commands = (
+        "login",
+        "logout",
+        "resume",
+        "apply",
+        "a",
+        "mcp",
+        "mcp-server",
+        "app-server",
+        "completion",
+        "sandbox",
+        "debug",
+        "review",
+        "cloud",
+        "features",
+        "help",
+    )
+    failures = {
+        "rate_limit": "exceeded retry limit, last status: 429 Too Many Requests",
+        "auth": "unexpected status 401 Unauthorized: Missing bearer or basic authentication "
+        "in header",
+        "server_error": "unexpected status 500 Internal Server Error",
+        "connection": "stream disconnected before completion: error sending request for url "
+        "(https://api.openai.com/v1/responses)",
+    }
+
+    def version_text(self) -> str:
+        return f"codex-cli {self.version}\n"
+
+    def plan(self, argv: list[str]) -> Plan:
+        top = self.parse(argv, self.top, stop_at_positional=True)
+        if not top.rest or top.rest[0] not in ("exec", "e", *self.other_commands):
+            if not stdin_isatty():
+                raise Done(1, stderr="Error: stdin is not a terminal\n")
+            raise self._interactive()
+        if top.rest[0] not in ("exec", "e"):
+            raise self._not_emulated(f"the '{top.rest[0]}' subcommand")
+        parsed = self.parse(top.rest[1:])
+        for key, value in top.values.items():
+            if key == "config":
+                parsed.values["config"] = value + parsed.values.get("config", [])
+            else:
+                parsed.values.setdefault(key, value)
+        for override in parsed.get("config", []):
+            if "=" not in override:
+                raise Done(1, stderr=f"Error: Invalid override (missing '='): {override}\n")
+        positional = parsed.positionals[0] if parsed.positionals else None
+        return Plan(
+            fmt="json" if parsed.get("json") else "text",
+            arg_prompt=None if positional in (None, "-") else positional,
+            out_file=parsed.get("output_last_message"),
+            chdir=parsed.get("cd"),
+            model=parsed.get("model", "gpt-5.5-codex"),
+            parsed=parsed,
+        )
+
+    def precheck(self, plan: Plan, env: dict[str, str]) -> None:
+        if plan.parsed.get("skip_git_repo_check"):
+            return
+        here = os.getcwd()
+        while not os.path.exists(os.path.join(here, ".git")):
+            if os.path.dirname(here) == here:
+                raise Done(
+                    1,
+                    stderr="Not inside a trusted directory and --skip-git-repo-check was not "
+                    "specified.\n",
+                )
+            here = os.path.dirname(here)
+
+    def no_prompt(self, plan: Plan) -> Done:
+        if plan.parsed.positionals == ["-"] or not stdin_isatty():
+            return Done(1, stderr="No prompt provided via stdin.\n")
+        return Done(
+            1,
+            stderr="No prompt provided. Either specify one as an argument or pipe the prompt "
+            "into stdin.\n",
+        )
+
+    def _banner(self, plan: Plan) -> str:
+        sandbox = plan.parsed.get("sandbox", "read-only")
+        reading = "" if plan.parsed.positionals else "Reading prompt from stdin...\n"
+        return (
+            f"{reading}OpenAI Codex v{self.version} (research preview)\n--------\n"
+            f"workdir: {os.getcwd()}\nmodel: {plan.model}\nprovider: openai\n"
+            f"approval: never\nsandbox: {sandbox}\nsession id: {uuid4()}\n--------\n"
+        )
+
+    def _events(self, *events: dict[str, Any]) -> str:
+        """A ``--json`` run: the thread and turn start, then ``events``."""
+        return jsonl(
+            [{"type": "thread.started", "thread_id": uuid4()}, {"type": "turn.started"}, *events]
+        )
+
+    def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
+        stderr = ""
+        if plan.out_file is not None:
+            try:
+                with open(plan.out_file, "wb") as handle:
+                    handle.write(answer.encode("utf-8", "surrogateescape"))
+            except OSError as exc:
+                stderr = f"Failed to write last message file {plan.out_file!r}: {exc}\n"
+        if plan.fmt == "json":
+            message = {"id": "item_0", "type": "agent_message", "text": answer}
+            stdout = self._events(
+                {"type": "item.completed", "item": message},
+                {
+                    "type": "turn.completed",
+                    "usage": {**usage(prompt, answer), "cached_input_tokens": 0},
+                },
+            )
+            return Done(0, stdout=stdout, stderr=stderr)
+        return Done(0, stdout=answer + "\n", stderr=self._banner(plan) + stderr)
+
+    def failure(self, plan: Plan, kind: str, retry_after: Any) -> Done:
+        message = self._retry(self.failures[kind], retry_after)
+        if plan.fmt == "json":
+            error = {"type": "turn.failed", "error": {"message": message}}
+            return Done(1, stdout=self._events({"type": "error", "message": message}, error))
+        return Done(1, stderr=self._banner(plan) + f"ERROR: {message}\n")

@@ -1,0 +1,144 @@
+"""Fake ``gemini`` (gemini-cli 0.61.0, Node, yargs): headless with ``-p``, a query or stdin.
+
+As in ``docs/spec/clis.md``: an untrusted folder exits 55 unless ``--skip-trust`` or
+``GEMINI_CLI_TRUST_WORKSPACE=true``, no prompt exits 42, an auth failure 41, an API error 1 with
+a Node stack trace on stderr; ``-o json`` gives ``{response, stats}``. qwen-code is a fork of
+it: ``qwen.py`` builds on the grammar and the headless command line here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine import Done, stdin_isatty
+from grammar import Grammar, Opt
+from vendor import Plan, Vendor, dumps, jsonl, usage, uuid4
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_STACK = (
+    "    at Turn.run (file:///usr/lib/node_modules/{pkg}/dist/src/core/turn.js:112:23)\n"
+    "    at async GeminiClient.sendMessageStream (file:///usr/lib/node_modules/{pkg}/dist/src/"
+    "core/client.js:540:20)\n"
+    "    at async runNonInteractive (file:///usr/lib/node_modules/{pkg}/dist/src/"
+    "nonInteractiveCli.js:187:24)\n"
+)
+
+
+def yargs_grammar(prog: str, product: str, approval_modes: tuple[str, ...], *extra: Opt) -> Grammar:
+    """The flags gemini-cli and its fork qwen-code share; ``extra`` follow ``--approval-mode``."""
+    return Grammar(
+        "yargs",
+        prog,
+        f"Usage: {prog} [options] [command]",
+        [
+            Opt(("-v", "--version")),
+            Opt(("-h", "--help")),
+            Opt(("-o", "--output-format"), "string", ("text", "json", "stream-json")),
+            Opt(("-m", "--model"), "string"),
+            Opt(("-p", "--prompt"), "string"),
+            Opt(("--approval-mode",), "string", approval_modes),
+            *extra,
+            Opt(("-y", "--yolo")),
+            Opt(("-s", "--sandbox")),
+            Opt(("-d", "--debug")),
+        ],
+        description=f"{product} - Launch an interactive CLI, use -p/--prompt for "
+        "non-interactive mode",
+    )
+
+
+class Gemini(Vendor):
+    """gemini-cli (Node, yargs): headless with ``-p``, a positional query or piped stdin."""
+
+    label = "gemini"
+    variant = "gemini"
+    default_version = "0.61.0"
+    package = "@google/gemini-cli"
+    grammar = yargs_grammar(
+        "gemini",
+        "Gemini CLI",
+        ("default", "auto_edit", "yolo", "plan"),
+        Opt(("--skip-trust",)),
+    )
+    no_input_exit = 42
+
+    def plan(self, argv: list[str]) -> Plan:
+        parsed = self.parse(argv)
+        if parsed.get("yolo") and "approval_mode" in parsed.values:
+            raise Done(
+                1,
+                stderr="Cannot use both --yolo (-y) and --approval-mode together. Use "
+                "--approval-mode=yolo instead.\n",
+            )
+        query = " ".join(parsed.positionals) if parsed.positionals else None
+        if query is not None and "prompt" in parsed.values:
+            raise Done(
+                1,
+                stderr="Cannot use both a positional prompt and the --prompt (-p) flag together\n",
+            )
+        arg_prompt = parsed.get("prompt", query)
+        if arg_prompt is None and stdin_isatty():
+            raise self._interactive()
+        return Plan(
+            fmt=parsed.get("output_format", "text"),
+            arg_prompt=arg_prompt,
+            model=parsed.get("model", "gemini-2.5-pro"),
+            parsed=parsed,
+        )
+
+    def precheck(self, plan: Plan, env: dict[str, str]) -> None:
+        if plan.parsed.get("skip_trust") or env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+            return
+        raise Done(
+            55,
+            stderr="Gemini CLI is not running in a trusted directory. To proceed, either use "
+            "`--skip-trust`, set the `GEMINI_CLI_TRUST_WORKSPACE=true` environment variable, "
+            "or trust this directory in interactive mode.\n",
+        )
+
+    def no_prompt(self, plan: Plan) -> Done:
+        return Done(
+            self.no_input_exit,
+            stderr="No input provided via stdin. Input can be provided by piping data into "
+            f"{self.label} or using the --prompt option.\n",
+        )
+
+    def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
+        if plan.fmt == "json":
+            return Done(0, stdout=dumps({"response": answer, "stats": {"models": {}}}, 2) + "\n")
+        if plan.fmt == "stream-json":
+            events = [
+                {"type": "init", "session_id": uuid4(), "model": plan.model},
+                {"type": "message", "role": "user", "content": prompt},
+                {"type": "message", "role": "assistant", "content": answer, "delta": True},
+                {"type": "result", "status": "success", "stats": usage(prompt, answer)},
+            ]
+            return Done(0, stdout=jsonl(events))
+        return Done(0, stdout=answer + "\n")
+
+    def failure(self, plan: Plan, kind: str, retry_after: Any) -> Done:
+        if kind == "auth":
+            home = os.environ.get("HOME", "~")
+            return Done(
+                41,
+                stderr=f"Please set an Auth method in your {home}/.gemini/settings.json or "
+                "specify one of the following environment variables before running: "
+                "GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA\n",
+            )
+        error = {
+            "rate_limit": '{"error":{"code":429,"message":"Resource has been exhausted (e.g. '
+            'check quota).","status":"RESOURCE_EXHAUSTED"}}',
+            "server_error": '{"error":{"code":500,"message":"Internal error encountered.",'
+            '"status":"INTERNAL"}}',
+            "connection": "exception TypeError: fetch failed sending request",
+        }[kind]
+        line = self._retry(f"[API Error: {error}]", retry_after)
+        report = "/tmp/gemini-client-error-Turn.run-sendMessageStream.json"
+        return Done(
+            1,
+            stderr=f"Error when talking to Gemini API Full report available at: {report}\n"
+            f"{line}\n{_STACK.format(pkg=self.package)}",
+        )

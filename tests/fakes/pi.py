@@ -1,0 +1,90 @@
+"""Fake ``pi`` (pi-coding-agent 0.73.1, Node, hand-written parser): print mode.
+
+As in ``docs/spec/clis.md``: print mode with ``-p`` or piped stdin (read to EOF, so an open
+pipe hangs it), messages as positionals, ``--tools`` limited to pi's own tools, ``--mode json``
+gives JSONL events, and failures are one line on stderr with exit 1.
+"""
+
+from __future__ import annotations
+
+from engine import Done, stdin_isatty
+from grammar import Grammar, Opt
+from vendor import Plan, Vendor, jsonl, usage
+
+PI_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
+
+
+class Pi(Vendor):
+    """pi-coding-agent (Node, hand-written parser): print mode with ``-p`` or piped stdin."""
+
+    label = "pi"
+    variant = "pi"
+    default_version = "0.73.1"
+    grammar = Grammar(
+        "pi",
+        "pi",
+        "Usage: pi [options] [messages...]",
+        [
+            Opt(("-v", "--version")),
+            Opt(("-h", "--help")),
+            Opt(("-p", "--print")),
+            Opt(("--no-session",)),
+            Opt(("--no-context-files",)),
+            Opt(("--offline",)),
+            Opt(("--tools",), "tools"),
+            Opt(("--provider",), "name"),
+            Opt(("--model",), "id"),
+            Opt(("--api-key",), "key"),
+            Opt(("--system-prompt",), "text"),
+            Opt(("--append-system-prompt",), "text"),
+            Opt(("--thinking",), "level", ("off", "minimal", "low", "medium", "high", "xhigh")),
+            Opt(("--mode",), "mode", ("text", "json", "rpc")),
+        ],
+    )
+    failures = {
+        "rate_limit": "429 Too Many Requests: rate limit exceeded",
+        "auth": "401 Unauthorized: invalid api key",
+        "server_error": "500 Internal Server Error",
+        "connection": "Connection error.",
+    }
+
+    def plan(self, argv: list[str]) -> Plan:
+        parsed = self.parse(argv)
+        tools = parsed.get("tools")
+        if tools is not None:
+            for tool in filter(None, (t.strip() for t in tools.split(","))):
+                if tool not in PI_TOOLS:
+                    raise Done(
+                        1,
+                        stderr=f"Error: Unknown tool: {tool}. Valid tools: {', '.join(PI_TOOLS)}\n",
+                    )
+        fmt = parsed.get("mode", "text")
+        if fmt == "rpc":
+            raise self._not_emulated("--mode rpc")
+        if not parsed.get("print") and stdin_isatty():
+            raise self._interactive()
+        return Plan(
+            fmt=fmt,
+            arg_prompt="\n\n".join(parsed.positionals) or None,
+            model=parsed.get("model", "fake-model"),
+            parsed=parsed,
+        )
+
+    def no_prompt(self, plan: Plan) -> Done:
+        return Done(1, stderr="Error: No prompt provided (pass a message or pipe stdin)\n")
+
+    def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
+        if plan.fmt == "json":
+            message = {
+                "role": "assistant",
+                "content": [{"type": "text", "text": answer}],
+                "usage": usage(prompt, answer),
+                "stopReason": "stop",
+            }
+            events = [
+                {"type": "agent_start"},
+                {"type": "message_end", "message": message},
+                {"type": "agent_end", "messages": [message]},
+            ]
+            return Done(0, stdout=jsonl(events))
+        return Done(0, stdout=answer + "\n")

@@ -1,0 +1,135 @@
+"""The base every fake vendor CLI builds on: ``Vendor``, its ``Plan`` and the output helpers.
+
+One module per real CLI (``claude.py``, ``codex.py``, ``gemini.py``, ``qwen.py``, ``pi.py``,
+``kimi.py``) subclasses ``Vendor`` with that CLI's grammar, behaviour and output format as
+documented in ``docs/spec/clis.md``; ``engine.main`` drives it. Standard library only, and
+imported as a top-level module like the rest of the fakes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from engine import EXIT_NOT_EMULATED, Done
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from grammar import Grammar, Parsed
+
+
+class Plan:
+    """What a parsed headless command line asks for.
+
+    ``arg_prompt`` is the prompt given in argv (positional or ``-p``); ``read_stdin`` says
+    whether this vendor reads stdin in this invocation (it is read to EOF when it is not a
+    TTY, so an open pipe hangs the fake like it hangs codex and pi). When both are present
+    the prompt is the argument, a blank line, then stdin.
+    """
+
+    def __init__(
+        self,
+        parsed: Parsed,
+        fmt: str = "text",
+        arg_prompt: str | None = None,
+        read_stdin: bool = True,
+        out_file: str | None = None,
+        chdir: str | None = None,
+        model: str = "fake-model",
+    ) -> None:
+        self.parsed = parsed
+        self.fmt = fmt
+        self.arg_prompt = arg_prompt
+        self.read_stdin = read_stdin
+        self.out_file = out_file
+        self.chdir = chdir
+        self.model = model
+
+
+def dumps(obj: Any, indent: int | None = None) -> str:
+    """JSON like Node's ``JSON.stringify``: compact, non-ASCII kept (garbage bytes too)."""
+    if indent is None:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(obj, ensure_ascii=False, indent=indent)
+
+
+def jsonl(events: list[Any]) -> str:
+    """One compact JSON document per line, each line ended by a newline."""
+    return "".join(dumps(event) + "\n" for event in events)
+
+
+def usage(prompt: str, answer: str) -> dict[str, int]:
+    """Token counts of a call, about four characters a token."""
+    return {"input_tokens": max(1, len(prompt) // 4), "output_tokens": max(1, len(answer) // 4)}
+
+
+def uuid4() -> str:
+    """A random UUID string without importing ``uuid`` (which drags in ``platform``)."""
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:]}"
+
+
+class Vendor:
+    """Base class: one subclass per vendor CLI (and per kimi variant)."""
+
+    label = "vendor"
+    variant = "vendor"
+    default_version = "0.0.0"
+    grammar: Grammar
+
+    failures: dict[str, str] = {}
+    """The message of each failure kind (``FAILURE_MODES``), for the default ``failure``."""
+    failure_exit = 1
+    failure_stream = "stderr"
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        self.version = str(options.get("version", self.default_version))
+
+    def version_text(self) -> str:
+        """What ``--version`` prints (the fakes share the real CLIs' version formats)."""
+        return self.version + "\n"
+
+    def parse(
+        self, argv: list[str], grammar: Grammar | None = None, *, stop_at_positional: bool = False
+    ) -> Parsed:
+        """Parse argv with ``grammar`` (default: the vendor's); answer ``--version``/``--help``."""
+        grammar = grammar or self.grammar
+        parsed = grammar.parse(argv, stop_at_positional=stop_at_positional)
+        if parsed.get("version"):
+            raise Done(0, stdout=self.version_text())
+        if parsed.get("help"):
+            raise Done(0, stdout=grammar.help_text())
+        return parsed
+
+    def plan(self, argv: list[str]) -> Plan:
+        """Parse argv; raise ``Done`` for version, help, usage errors and non-headless calls."""
+        raise NotImplementedError
+
+    def precheck(self, plan: Plan, env: dict[str, str]) -> None:
+        """Refuse to run the way the real CLI refuses (untrusted folder, not a git repo)."""
+
+    def no_prompt(self, plan: Plan) -> Done:
+        """The failure when neither argv nor stdin carried a prompt."""
+        return Done(1, stderr="Error: no prompt provided\n")
+
+    def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
+        """The successful result carrying ``answer`` in the requested output format."""
+        raise NotImplementedError
+
+    def failure(self, plan: Plan, kind: str, retry_after: Any) -> Done:
+        """The vendor's failure for ``kind``: by default its message alone on one stream."""
+        text = self._retry(self.failures[kind], retry_after) + "\n"
+        return Done(self.failure_exit, **{self.failure_stream: text})
+
+    def _not_emulated(self, what: str) -> Done:
+        return Done(EXIT_NOT_EMULATED, stderr=f"FAKE: {self.label}: {what} is not emulated\n")
+
+    def _interactive(self) -> Done:
+        return self._not_emulated("the interactive UI (no headless flag given)")
+
+    @staticmethod
+    def _retry(message: str, retry_after: Any) -> str:
+        return message if retry_after is None else f"{message} Retry after {retry_after}s"
