@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 
 class Status(StrEnum):
@@ -96,6 +96,29 @@ class RawResult:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """What one call cost, as the CLI itself reported it; None where it does not say."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            _plus(self.input_tokens, other.input_tokens),
+            _plus(self.output_tokens, other.output_tokens),
+            _plus(self.cost_usd, other.cost_usd),
+        )
+
+
+Figure = TypeVar("Figure", int, float)
+
+
+def _plus(a: Figure | None, b: Figure | None) -> Figure | None:
+    return b if a is None else a if b is None else a + b
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The adapter's reading of one attempt."""
 
@@ -103,6 +126,7 @@ class Verdict:
     text: str = ""
     detail: str = ""
     retry_after_s: float | None = None
+    usage: Usage | None = None  # set by the runner from `Adapter.read_usage`
 
 
 @dataclass(frozen=True)
@@ -311,6 +335,11 @@ class Adapter:
     def extract(self, result: RawResult) -> str:
         """The answer text of a successful call."""
         return result.stdout
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """The token counts (and cost) the CLI reported for this attempt in its structured
+        output; None when it reports none. Never an estimate."""
+        return None
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         """Read one finished attempt: a non-zero exit is a failure whatever stdout holds."""

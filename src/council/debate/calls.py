@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from council.adapters.base import Adapter, Status, Tool
@@ -72,6 +72,7 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         "spans": tuple((s.start_s, round(s.duration_s, 3), s.status) for s in outcome.spans),
         "soft_s": soft,
         "hard_s": soft * site.hard_timeout_factor,
+        "usage": asdict(outcome.usage) if outcome.usage is not None else None,
     }
     if outcome.status is not Status.OK:
         notice = f"{site.seat} {outcome.status.value}: {outcome.detail}"

@@ -71,6 +71,8 @@ class Reply:
     # duration, status (a timeline draws them)
     soft_s: float = 0.0
     hard_s: float = 0.0
+    # As the CLI reported it: {input_tokens, output_tokens, cost_usd}, each None if unsaid.
+    usage: dict[str, Any] | None = None
 
     @property
     def answered(self) -> bool:

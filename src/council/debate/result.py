@@ -4,6 +4,7 @@ and `decision.md`, both built from the state alone so `council show` and resume 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "retries": sum(max(0, c.attempts - 1) for c in mine),
                 "latency_s": round(sum(c.latency_s for c in mine), 1),
                 "words_out": sum(c.words for c in mine if c.role != "lead"),
+                "usage": total_usage(c.usage for c in mine),
             }
         )
     decision_prompt = None
@@ -103,10 +105,41 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
             "files": state.context.get("files", []),
             "technical_context": list(state.technical),
         },
+        "usage": total_usage(s["usage"] for s in seats),
         "warnings": list(state.warnings),
         "scratchpad": scratchpad,
         "exit_code": state.exit_code if state.exit_code is not None else 0,
     }
+
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cost_usd")
+
+
+def total_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """The sum of what the CLIs reported; a figure none of them reported stays None, and
+    None when no call reported anything (never an estimate)."""
+    reported = [p for p in parts if p]
+    if not reported:
+        return None
+    total: dict[str, Any] = {}
+    for key in USAGE_KEYS:
+        figures = [p[key] for p in reported if p.get(key) is not None]
+        total[key] = round(sum(figures), 6) if figures else None
+    return total
+
+
+def _usage_text(usage: Mapping[str, Any] | None) -> str:
+    """` · 18,234 tokens in, 912 out, $0.41`, with only what the CLIs reported."""
+    if not usage:
+        return ""
+    parts = []
+    if usage.get("input_tokens") is not None:
+        parts.append(f"{usage['input_tokens']:,} tokens in")
+    if usage.get("output_tokens") is not None:
+        parts.append(f"{usage['output_tokens']:,} out")
+    if usage.get("cost_usd") is not None:
+        parts.append(f"${usage['cost_usd']:.2f}")
+    return " · " + ", ".join(parts) if parts else ""
 
 
 def _duration(seconds: float) -> str:
@@ -134,6 +167,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         f"Status: {status} · rounds {result['rounds']['run']}/{result['rounds']['requested']}"
         f" · {_duration(result['duration_s'])} · confidence "
         + (f"{confidence}/100" if confidence is not None else "n/a")
+        + _usage_text(result.get("usage"))
     )
     for warning in result["warnings"]:
         lines.append(f"> warning: {warning}")

@@ -51,6 +51,7 @@ class Contribution:
     spans: list[list[Any]] = field(default_factory=list)
     soft_s: float | None = None
     hard_s: float | None = None
+    usage: dict[str, Any] | None = None  # what the CLI reported: tokens in and out, cost
 
     @property
     def answered(self) -> bool:
@@ -85,6 +86,7 @@ class Contribution:
             spans=[list(span) for span in reply.spans],
             soft_s=reply.soft_s,
             hard_s=reply.hard_s,
+            usage=reply.usage,
         )
 
 

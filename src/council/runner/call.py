@@ -13,12 +13,21 @@ import stat
 import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
 
-from council.adapters.base import Adapter, RawResult, Request, Status, Tool, Verdict, tail
+from council.adapters.base import (
+    Adapter,
+    RawResult,
+    Request,
+    Status,
+    Tool,
+    Usage,
+    Verdict,
+    tail,
+)
 from council.atomicio import write_private
 from council.runner.attempt import AttemptResult, run_piped
 from council.runner.environment import adapter_env, new_call_id
@@ -74,6 +83,7 @@ class Attempt:
     killed: bool = False
     dropped_bytes: int = 0
     started_s: float = 0.0  # seconds after the call started
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +109,12 @@ class CallOutcome:
     @property
     def exit_code(self) -> int | None:
         return self.attempts[-1].exit_code if self.attempts else None
+
+    @property
+    def usage(self) -> Usage | None:
+        """What every attempt of the call cost together, as far as the CLI said."""
+        reported = [a.usage for a in self.attempts if a.usage is not None]
+        return sum(reported[1:], reported[0]) if reported else None
 
     @property
     def spans(self) -> tuple[Span, ...]:
@@ -209,6 +225,7 @@ async def run_call(
                     err_file=files.err(number),
                     killed=raw.killed,
                     dropped_bytes=out.dropped + err.dropped,
+                    usage=verdict.usage,
                 )
             )
             if raw.spawn_error:
@@ -269,7 +286,12 @@ def _judge(
     if answer_file is not None and answer_file.is_file():
         answer_text = answer_file.read_bytes().decode("utf-8", errors="replace")
     result = RawResult(raw.exit_code, out.text(), err.text(), answer_text)
-    return adapter.classify(result, prompt)
+    verdict = adapter.classify(result, prompt)
+    try:
+        usage = adapter.read_usage(result)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        usage = None  # a format the adapter did not expect: no figure rather than a wrong one
+    return replace(verdict, usage=usage)
 
 
 def _place_room_files(room: Path, room_files: Mapping[str, str]) -> None:
