@@ -184,7 +184,8 @@ def test_a_proxy_answering_after_its_soft_timeout_is_late_and_reaches_the_decisi
     late = next(c for c in result["contributions"] if c["seat"] == "proxy-sim-slow")
     assert late["status"] == "late"
     decision_prompt = (project.record() / "lead-decision-prompt.md").read_text()
-    assert "proxy-sim-slow (late)" in decision_prompt
+    # Named as the lead sees every seat: by role and letter (the third challenger, Seat C).
+    assert "Seat C (proxy) (late)" in decision_prompt and "proxy-sim-slow" not in decision_prompt
     assert late["text"] in decision_prompt
 
 

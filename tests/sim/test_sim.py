@@ -39,7 +39,6 @@ DECISION_KEYS = {
     "blocking_concerns",
     "next_step",
     "confidence",
-    "votes",
 }
 HEADER = """\
 IMPORTANT: You are an independent analyst in a structured technical debate.
@@ -322,10 +321,7 @@ def test_decision_reply_is_json_with_every_key_and_a_vote_per_seat() -> None:
     assert next_step["verify_command"] == "python -m pytest -q"
     confidence = result["confidence"]
     assert isinstance(confidence, int) and 0 <= confidence <= 100
-    votes = result["votes"]
-    assert isinstance(votes, dict)
-    assert list(votes) == ["advocate", "critic", "proxy-gemini", "proxy-codex-2"]
-    assert set(votes.values()) <= {"agree", "revise", "disagree"}
+    assert "votes" not in result  # the seats vote, not the lead
 
 
 def test_decision_and_repair_variants_are_json_objects_without_fences() -> None:
@@ -342,8 +338,6 @@ def test_decision_and_repair_variants_are_json_objects_without_fences() -> None:
     for text, result in zip(texts, results, strict=True):
         assert not text.lstrip().startswith("```")
         assert set(result) >= DECISION_KEYS
-    assert list(results[0]["votes"]) == ["critic", "proxy-qwen"]
-    assert list(results[1]["votes"]) == ["critic", "proxy-kimi"]
     assert results[2]["blocking_concerns"] == []
     assert results[3]["blocking_concerns"]
 

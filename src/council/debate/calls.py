@@ -11,6 +11,7 @@ from pathlib import Path
 
 from council.adapters.base import Adapter, Status, Tool
 from council.debate.messages import Ask, Reply
+from council.debate.votes import parse_vote
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
 from council.words import truncate
 
@@ -77,6 +78,9 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
     if outcome.status is not Status.OK:
         notice = f"{site.seat} {outcome.status.value}: {outcome.detail}"
         return Reply(text=notice, stderr_tail=outcome.stderr_tail, **common)
+    cast = parse_vote(outcome.text) if ask.vote else None
+    if cast is not None:
+        common |= {"vote": cast.vote, "vote_reason": cast.reason}
     if ask.limit is None:
         words = len(outcome.text.split())
         return Reply(text=outcome.text, words=words, original_words=words, **common)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -49,8 +49,9 @@ def _loosen(body: str) -> str:
     return _TRAILING_COMMA.sub(r"\1", body)
 
 
-def parse_decision(text: str, voters: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
-    """The `decision` object of docs/spec/outputs.md, and warnings about what had to be fixed."""
+def parse_decision(text: str) -> tuple[dict[str, Any], list[str]]:
+    """The `decision` object of docs/spec/outputs.md (without the votes: the seats cast them),
+    and warnings about what had to be fixed."""
     raw = extract_json_object(text)
     warnings: list[str] = []
     recommendation = raw.get("recommendation")
@@ -88,14 +89,6 @@ def parse_decision(text: str, voters: Sequence[str]) -> tuple[dict[str, Any], li
         if confidence is not None:
             warnings.append(f"decision: confidence {confidence!r} is not 0-100; dropped")
         confidence = None
-    votes = {}
-    given = raw.get("votes") if isinstance(raw.get("votes"), dict) else {}
-    for seat in voters:
-        vote = str(given.get(seat, "")).strip().lower()
-        if vote in VOTES:
-            votes[seat] = vote
-        else:
-            warnings.append(f"decision: no valid vote for {seat}")
     return {
         "recommendation": recommendation.strip(),
         "consensus": strings("consensus"),
@@ -108,7 +101,6 @@ def parse_decision(text: str, voters: Sequence[str]) -> tuple[dict[str, Any], li
             "done_criterion": str(step.get("done_criterion") or ""),
         },
         "confidence": confidence,
-        "votes": votes,
     }, warnings
 
 
@@ -122,7 +114,6 @@ def raw_text_decision(text: str) -> dict[str, Any]:
         "blocking_concerns": [],
         "next_step": {"action": "", "verify_command": "", "done_criterion": ""},
         "confidence": None,
-        "votes": {},
     }
 
 
@@ -176,8 +167,11 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z'-]{3,}", text.lower()) if w not in _STOP}
 
 
-def find_loops(contributions: list[Contribution], advocate: str) -> list[str]:
-    """Disagreements a seat repeated in the next round without new evidence.
+def find_loops(
+    contributions: list[Contribution], advocate: str, names: Mapping[str, str] | None = None
+) -> list[str]:
+    """Disagreements a seat repeated in the next round without new evidence, each naming the
+    seat as `names` shows it (an anonymous label in a prompt; the seat's name by default).
 
     Repeated: most of the later text's content words were already in the earlier one. New
     evidence: a file name, a call, a code span or a number the earlier text did not have.
@@ -195,9 +189,9 @@ def find_loops(contributions: list[Contribution], advocate: str) -> list[str]:
             overlap = len(before & after) / len(after)
             new_evidence = set(_EVIDENCE.findall(later.text)) - set(_EVIDENCE.findall(earlier.text))
             if overlap >= 0.7 and not new_evidence:
-                loops.append(
-                    f"{seat}, rounds {earlier.round}-{later.round}: {first_words(later.text, 25)}"
-                )
+                shown = (names or {}).get(seat, seat)
+                excerpt = first_words(later.text, 25)
+                loops.append(f"{shown}, rounds {earlier.round}-{later.round}: {excerpt}")
     return loops
 
 

@@ -49,9 +49,18 @@ class Dispatch:
         return late
 
     async def ask(
-        self, seat: SeatPlan, phase: str, round_no: int, template: str, limit: int, **values: Any
+        self,
+        seat: SeatPlan,
+        phase: str,
+        round_no: int,
+        template: str,
+        limit: int,
+        *,
+        vote: bool = False,
+        **values: Any,
     ) -> Pending | Contribution:
-        """Send one ACTION DM, or reuse the reply a previous run already stored."""
+        """Send one ACTION DM, or reuse the reply a previous run already stored. `vote`: this
+        is the seat's last contribution, which ends with its own `VOTE:` line."""
         state, progress = self.journal.state, self.journal.progress
         stem = f"{seat.name}-r{round_no}"
         stored = state.contribution(stem)
@@ -66,10 +75,12 @@ class Dispatch:
             round=round_no,
             question=self.roster.plan.question,
             technical=state.technical,
+            labels=state.labels or self.roster.plan.labels(),
             limit=limit,
+            vote=vote,
             **values,
         )
-        ask = Ask(prompt=prompt, stem=stem, limit=limit)
+        ask = Ask(prompt=prompt, stem=stem, limit=limit, vote=vote)
         await self.journal.bus.send(
             Message(
                 Kind.DM,

@@ -34,6 +34,7 @@ from council.debate.plan import DebatePlan
 from council.debate.roster import Roster
 from council.debate.state import Contribution, DebateState
 from council.debate.synthesis import DECISION_WORDS, Synthesis
+from council.debate.votes import tally_votes
 from council.errors import NoUsableCliError
 from council.progress import Progress
 from council.prompts import render
@@ -89,6 +90,11 @@ class Lead:
     def plan(self) -> DebatePlan:
         return self.roster.plan
 
+    @property
+    def labels(self) -> dict[str, str]:
+        """How prompts name each seat: by role and letter, never by CLI, vendor or model."""
+        return self.state.labels or self.plan.labels()
+
     @asynccontextmanager
     async def seated(self) -> AsyncIterator[None]:
         await self.journal.enter("SETUP", 0)
@@ -115,9 +121,9 @@ class Lead:
             ]
         lines.append("### Views already received")
         for view in views:
-            lines.append(
-                f"- {view.seat} (round {view.round}, {view.status}): {first_words(view.text, 40)}"
-            )
+            seat = self.labels[view.seat]
+            excerpt = first_words(view.text, 40)
+            lines.append(f"- {seat}, round {view.round} ({view.status}): {excerpt}")
         if not views:
             lines.append("(none yet)")
         return "\n".join(lines)
@@ -161,6 +167,7 @@ class Lead:
                     round_no,
                     template,
                     self._words(limit),
+                    vote=self.plan.rounds == 2,  # with two rounds a challenge is the last word
                     round_block=block,
                     **extra,
                 )
@@ -220,17 +227,18 @@ class Lead:
                     round_no,
                     "rebuttal",
                     self._words("rebuttal"),
+                    vote=True,
                     round_block=block,
                 )
             )
         await self.dispatch.gather(asks, progressive=True)
 
     async def decide(self, round_no: int) -> None:
-        """DECISION: quorum, loops, the decision prompt, and the lead's synthesis of it."""
+        """DECISION: quorum, the seats' own votes, loops, the decision prompt (anonymous, as
+        every prompt), and the lead's synthesis of it."""
         await self.journal.enter("DECISION", round_no)
         contributions = self.state.contributions()
-        voters = [s.name for s in self.roster.seated(self.plan.challengers)]
-        loops = find_loops(contributions, self.plan.advocate.name)
+        labels = self.labels
         challenges = [c for c in contributions if c.phase == "CHALLENGE" and c.answered]
         self.state.unchallenged = len(challenges) < self.plan.quorum
         if self.state.unchallenged:
@@ -238,14 +246,19 @@ class Lead:
                 f"only {len(challenges)} challenge(s) for a quorum of "
                 f"{self.plan.quorum}: the DECISION is unchallenged"
             )
+        voters = [s.name for s in self.plan.challengers]
+        final_phase = "REBUTTAL" if self.plan.rounds >= 3 else "CHALLENGE"
+        last = {c.seat: c for c in contributions if c.phase == final_phase}
+        votes, reasons, tally, minority = tally_votes(voters, last)
         prompt = render(
             "decision",
             round=round_no,
             question=self.plan.question,
             technical=self.state.technical,
             contributions=contributions,
-            loops=loops,
-            voters=voters,
+            labels=labels,
+            loops=find_loops(contributions, self.plan.advocate.name, labels),
+            votes=[(labels[seat], vote, reasons.get(seat, "")) for seat, vote in votes.items()],
             limit=DECISION_WORDS,
         )
         synthesized = True
@@ -254,10 +267,12 @@ class Lead:
             self.state.decision_prompt_file = "lead-decision-prompt.md"
             decision = None
         else:
-            decision, synthesized = await self.synthesis.decide(round_no, prompt, voters)
+            decision, synthesized = await self.synthesis.decide(round_no, prompt)
             decision["synthesized_by"] = f"lead ({self.plan.lead.cli})"
             decision["unchallenged"] = self.state.unchallenged
-            mark_loops(decision, loops)
+            decision |= {"votes": votes, "vote_reasons": reasons, "tally": tally}
+            decision["minority"] = minority
+            mark_loops(decision, find_loops(contributions, self.plan.advocate.name))
         self.state.decision = decision
         self.state.status = (
             "degraded" if self.state.unchallenged or not synthesized else "completed"

@@ -19,9 +19,15 @@ class Ask:
     prompt: str
     stem: str  # names the call's files: `<stem>-prompt.md`, `<stem>-response.md`
     limit: int | None  # word limit of the answer; None: the lead's own calls, never cut
+    vote: bool = False  # the prompt asks for a closing `VOTE:` line (a last contribution)
 
     def meta(self) -> dict[str, Any]:
-        return {"stem": self.stem, "prompt_file": f"{self.stem}-prompt.md", "limit": self.limit}
+        return {
+            "stem": self.stem,
+            "prompt_file": f"{self.stem}-prompt.md",
+            "limit": self.limit,
+            "vote": self.vote,
+        }
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,8 @@ class Reply:
     hard_s: float = 0.0
     # As the CLI reported it: {input_tokens, output_tokens, cost_usd}, each None if unsaid.
     usage: dict[str, Any] | None = None
+    vote: str | None = None  # read from the whole answer, before the word limit cut it
+    vote_reason: str = ""
 
     @property
     def answered(self) -> bool:

@@ -106,6 +106,14 @@ class DebatePlan:
     def challengers(self) -> tuple[SeatPlan, ...]:
         return (self.critic, *self.proxies)
 
+    def labels(self) -> dict[str, str]:
+        """Each seat as prompts name it (docs/spec/protocol.md, "Anonymity"): the advocate,
+        then `Seat A`, `Seat B`, ... in seat order, with the role; the lead is the lead."""
+        labels = {self.advocate.name: "the advocate", "lead": "the lead"}
+        for i, seat in enumerate(self.challengers):
+            labels[seat.name] = f"Seat {chr(ord('A') + i)} ({seat.role})"
+        return labels
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

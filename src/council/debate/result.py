@@ -128,6 +128,27 @@ def total_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | N
     return total
 
 
+def _votes(decision: Mapping[str, Any]) -> list[str]:
+    """The seats' own votes, the tally, and a minority report for every `disagree`."""
+    votes = decision.get("votes") or {}
+    reasons = decision.get("vote_reasons") or {}
+    lines = ["", "## Votes", "| seat | vote | reason |", "|---|---|---|"]
+    for seat, vote in votes.items():
+        lines.append(f"| {seat} | {vote or 'no vote'} | {_cell(reasons.get(seat, ''))} |")
+    if tally := decision.get("tally"):
+        lines += [
+            "",
+            f"Tally: {tally['agree']} agree, {tally['revise']} revise, "
+            f"{tally['disagree']} disagree, {tally['no_vote']} no vote",
+        ]
+    if minority := decision.get("minority"):
+        lines += ["", "## Minority report"]
+        for dissent in minority:
+            lines += ["", f"**{dissent['seat']}** voted disagree: {dissent['reason']}", ""]
+            lines.append("> " + dissent["excerpt"])
+    return lines
+
+
 def _usage_text(usage: Mapping[str, Any] | None) -> str:
     """` · 18,234 tokens in, 912 out, $0.41`, with only what the CLIs reported."""
     if not usage:
@@ -212,8 +233,7 @@ def render_markdown(result: dict[str, Any]) -> str:
             else "- Verify: (none)",
             f"- Done when: {step.get('done_criterion') or '(none)'}",
         ]
-        lines += ["", "## Votes", "| seat | vote |", "|---|---|"]
-        lines += [f"| {seat} | {vote} |" for seat, vote in (decision.get("votes") or {}).items()]
+        lines += _votes(decision)
     lines += ["", "## Debate record"]
     current = None
     for c in result["contributions"]:

@@ -179,6 +179,7 @@ def prepare_debate(
         question=plan.question,
         plan=plan.to_json(),
         technical=list(context.technical),
+        labels=plan.labels(),
         context=context_json(context),
         warnings=list(context.warnings),
     )

@@ -17,6 +17,19 @@ if TYPE_CHECKING:
 
 SCHEMA = "council.state/v1"
 REUSABLE = ("ok", "late")
+# Within a round: the advocate's turn before the challengers' when both speak (FINAL_SUMMARY
+# beside REBUTTAL), the lead's own calls last.
+PHASE_ORDER = (
+    "PROPOSAL",
+    "BLIND_TAKE",
+    "CHALLENGE",
+    "RESPOND",
+    "CONVERGENCE",
+    "FINAL_SUMMARY",
+    "REBUTTAL",
+    "DECISION",
+    "REPAIR",
+)
 
 
 def now_iso() -> str:
@@ -52,6 +65,8 @@ class Contribution:
     soft_s: float | None = None
     hard_s: float | None = None
     usage: dict[str, Any] | None = None  # what the CLI reported: tokens in and out, cost
+    vote: str | None = None  # a last contribution's own `VOTE:` (agree | revise | disagree)
+    vote_reason: str = ""
 
     @property
     def answered(self) -> bool:
@@ -87,6 +102,8 @@ class Contribution:
             soft_s=reply.soft_s,
             hard_s=reply.hard_s,
             usage=reply.usage,
+            vote=reply.vote,
+            vote_reason=reply.vote_reason,
         )
 
 
@@ -104,8 +121,9 @@ class DebateState:
     run_started_at: str | None = None  # when the latest process took the debate over
     seats: dict[str, dict[str, Any]] = field(default_factory=dict)
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # stem -> Contribution
-    order: list[str] = field(default_factory=list)  # call stems, as received
+    order: list[str] = field(default_factory=list)  # call stems, as received (for the record)
     technical: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)  # seat -> how prompts name it
     context: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     rounds_run: int = 0
@@ -133,13 +151,23 @@ class DebateState:
         return Contribution(**data) if data is not None and "seat" in data else None
 
     def contributions(self) -> list[Contribution]:
-        """The seats' contributions, as received; the lead's own calls are not among them."""
+        """The seats' contributions in debate order (round, phase, then seat order: advocate,
+        critic, proxies as configured), never in arrival order, so identical runs give
+        identical prompts and records. The lead's own calls are not among them."""
         return [c for c in self.every_call() if c.role != "lead"]
 
     def every_call(self) -> list[Contribution]:
-        """Every call that has ended, the lead's own included, as received."""
-        found = (self.contribution(stem) for stem in self.order)
-        return [c for c in found if c is not None]
+        """Every call that has ended, the lead's own included, in debate order."""
+        found = [c for c in (self.contribution(stem) for stem in self.order) if c is not None]
+        seats = [self.plan["advocate"]["name"], self.plan["critic"]["name"]]
+        seats += [p["name"] for p in self.plan["proxies"]]
+
+        def place(c: Contribution) -> tuple[int, int, int]:
+            phase = PHASE_ORDER.index(c.phase) if c.phase in PHASE_ORDER else len(PHASE_ORDER)
+            seat = seats.index(c.seat) if c.seat in seats else len(seats)
+            return (c.round, phase, seat)
+
+        return sorted(found, key=place)
 
     def store(self, contribution: Contribution) -> None:
         self.calls[contribution.stem] = asdict(contribution)

@@ -80,6 +80,7 @@ class Synthesis:
             round=round_no,
             question=self.plan.question,
             contributions=self.journal.state.contributions(),
+            labels=self.journal.state.labels or self.plan.labels(),
             limit=CONVERGENCE_WORDS,
         )
         answer = await self._call(stem, "CONVERGENCE", round_no, prompt)
@@ -96,7 +97,7 @@ class Synthesis:
         )
         return converged
 
-    async def decide(self, round_no: int, prompt: str, voters: list[str]) -> tuple[Any, bool]:
+    async def decide(self, round_no: int, prompt: str) -> tuple[Any, bool]:
         """The DECISION object and whether it was synthesized (False: the lead's call failed,
         and the object only says so)."""
         answer = await self._call("lead-decision", "DECISION", round_no, prompt)
@@ -107,19 +108,18 @@ class Synthesis:
                 f"{answer.detail}). See the debate record below."
             ), False
         try:
-            decision, problems = parse_decision(answer.text, voters)
+            decision, problems = parse_decision(answer.text)
         except DecisionUnreadable as first_problem:
             repair = render(
                 "repair",
                 question=self.plan.question,
                 previous=answer.text,
                 problem=str(first_problem),
-                voters=voters,
                 limit=DECISION_WORDS,
             )
             repaired = await self._call("lead-decision-repair", "REPAIR", round_no, repair)
             try:
-                decision, problems = parse_decision(repaired.text, voters)
+                decision, problems = parse_decision(repaired.text)
             except DecisionUnreadable as second_problem:
                 await self.journal.warn(
                     f"the DECISION reply was not valid JSON ({second_problem}), "

@@ -66,10 +66,10 @@ Word limit
 Role
     An optional ``ROLE: <role>`` line (advocate, critic, proxy or ``proxy-<cli>``) only flavours
     the text ("As the critic, I ...").
-Seats
-    For DECISION/REPAIR votes: ``advocate`` and ``critic`` (whole words, any case) and every
-    ``proxy-<name>`` (``proxy-[A-Za-z0-9_-]+``; a trailing ``-r<N>...`` such as in
-    ``proxy-gemini-r2-prompt.md`` is dropped) found in the prompt.
+Vote
+    A prompt that asks for a closing ``VOTE: agree|revise|disagree - <reason>`` line (a
+    challenger's last word) gets one as the reply's last line, chosen from the hash and
+    counted within the word limit.
 Markers
     ``FORCE_DIVERGE`` anywhere in the prompt makes CONVERGENCE answer ``"converged": false``
     with a non-empty ``open_blocking``. ``FORCE_BLOCKING`` makes DECISION/REPAIR return a
@@ -82,8 +82,8 @@ starting with ``[SIMULATED]``. CONVERGENCE gives ``{"converged": bool, "open_blo
 DECISION and REPAIR give one JSON object (no fences) with the keys of the ``decision`` object of
 ``docs/spec/outputs.md`` except ``synthesized_by`` (the lead adds that): recommendation (starts with
 ``[SIMULATED]``), consensus, disagreements (``{point, ruling, reason, loop: false}``), tradeoffs,
-blocking_concerns, next_step ``{action, verify_command, done_criterion}``, confidence (int
-55-95 from the hash) and votes (``agree|revise|disagree`` for every seat found).
+blocking_concerns, next_step ``{action, verify_command, done_criterion}`` and confidence (int
+55-95 from the hash); no votes: the seats cast those themselves.
 
 Fault injection (environment variables, all optional)
 -----------------------------------------------------

@@ -93,9 +93,7 @@ _ANY_FILE = re.compile(
 _PATH_TOKEN = re.compile(r"[\w.@+~-]*(?:/[\w.@+~-]+)*/?")
 _HAS_EXT = re.compile(r"\w\.[A-Za-z0-9]{1,10}$")
 
-_SEAT_WORD = re.compile(r"(?<![\w-])(advocate|critic)(?![\w-])", re.I)
-_PROXY = re.compile(r"(?<![\w-])proxy-[A-Za-z0-9_-]+")
-_PROXY_FILE_SUFFIX = re.compile(r"-r\d+(?:-.*)?$")
+_VOTE_REQUEST = re.compile(r"VOTE:\s*agree\s*\|\s*revise\s*\|\s*disagree", re.I)
 
 # Hiragana, katakana, CJK ideographs (with extension A and compatibility) and Hangul syllables.
 # Checked by hand: a regex character class over these ranges costs ~5 ms to compile at start-up.
@@ -206,12 +204,6 @@ def find_role(text: str) -> str | None:
     return None
 
 
-def find_seats(text: str) -> list[str]:
-    """Return the seat names to vote for: advocate, critic, then proxies in order of appearance."""
-    words = {m.group(1).lower() for m in _SEAT_WORD.finditer(text)}
-    seats = [s for s in ("advocate", "critic") if s in words]
-    for match in _PROXY.finditer(text):
-        name = _PROXY_FILE_SUFFIX.sub("", match.group(0)).rstrip("-_")
-        if name != "proxy" and name not in seats:
-            seats.append(name)
-    return seats
+def asks_for_vote(text: str) -> bool:
+    """True when the prompt asks the seat to close with a `VOTE:` line (its last word)."""
+    return _VOTE_REQUEST.search(text) is not None

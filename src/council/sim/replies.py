@@ -211,10 +211,35 @@ def _convergence(c: _Context) -> str:
     return _json({"converged": True, "open_blocking": []})
 
 
-def _vote(c: _Context, seat: str) -> str:
-    # Weighted towards agreement, as in most real debates that reach a decision.
-    value = c.byte("vote:" + seat) % 20
-    return "agree" if value < 10 else "revise" if value < 17 else "disagree"
+_VOTE_REASONS = {
+    "agree": (
+        "the revised plan answers the fragile assumption with a test.",
+        "the change is small, tested and easy to revert.",
+    ),
+    "revise": (
+        "adopt it once the fragile assumption is checked with a targeted test.",
+        "the plan holds, but the rollback path must be written down first.",
+    ),
+    "disagree": (
+        "the fragile assumption in {f} is still unverified and the plan depends on it.",
+        "the simpler alternative solves the problem with less risk.",
+    ),
+}
+
+
+def _vote_line(c: _Context, phase: str) -> str:
+    """The seat's own closing vote, in keeping with what its text says: a challenge wants the
+    proposal revised or rejected; a rebuttal that accepts the revised plan agrees or asks for
+    a revision, one that keeps an objection asks for a revision or disagrees."""
+    value = c.byte("vote") % 3
+    if phase == "REBUTTAL" and c.digest[10] % 2:  # the accepting rebuttal (see _rebuttal)
+        vote = "agree" if value else "revise"
+    elif phase in ("CHALLENGE", "REBUTTAL"):
+        vote = "revise" if value else "disagree"
+    else:
+        vote = ("agree", "revise", "disagree")[value]
+    reason = c.pick(21, _VOTE_REASONS[vote]).format(f=c.f)
+    return f"VOTE: {vote} - {_capital(reason)}"
 
 
 def _decision(c: _Context) -> str:
@@ -249,7 +274,6 @@ def _decision(c: _Context) -> str:
             "done_criterion": "The new test passes and the existing suite stays green.",
         },
         "confidence": 55 + c.digest[20] % 41,
-        "votes": {seat: _vote(c, seat) for seat in P.find_seats(c.text)},
     }
     return _json(decision, indent=2)
 
@@ -278,7 +302,14 @@ def build_reply(
     if phase in ("DECISION", "REPAIR"):
         return _decision(c)
     sentences = _TEXT_PHASES.get(phase, _generic)(c)
-    return _fit(sentences, P.word_limit(text)) if limited else " ".join(sentences)
+    if not P.asks_for_vote(text):
+        return _fit(sentences, P.word_limit(text)) if limited else " ".join(sentences)
+    # The last word of a challenger ends with its vote line, which its word limit includes.
+    vote = _vote_line(c, phase)
+    sentences = [s for s in sentences if not s.startswith("Vote:")]
+    room = P.word_limit(text) - count_words(vote)
+    body = _fit(sentences, max(room, 1)) if limited else " ".join(sentences)
+    return f"{body}\n{vote}"
 
 
 def _json(value: object, indent: int | None = None) -> str:

@@ -1,0 +1,71 @@
+"""Votes cast by the seats, never by the lead (docs/spec/protocol.md section 7).
+
+Each challenger's last contribution ends with `VOTE: agree|revise|disagree - <reason>`; this
+module reads that line (tolerant of case, emphasis, a bullet, a trailing period), counts the
+votes, and quotes every `disagree` in a minority report. A seat that did not answer, or gave
+no readable vote, is `no vote` (None).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from council.words import first_words
+
+VOTES = ("agree", "revise", "disagree")
+MINORITY_WORDS = 80
+
+# Models write a full-width colon and en or em dashes too.
+_VOTE_LINE = re.compile(
+    r"^[\s>*_`#-]*(?:[-*+•]\s*)?[*_`]*vote[*_`]*\s*[:：=]\s*[*_`]*\s*"  # noqa: RUF001
+    r"(?P<vote>agree|revise|disagree)\b[*_`]*"
+    r"(?:\s*[-–—:;,]\s*|\s+)?(?P<reason>.*?)[*_`\s]*$",  # noqa: RUF001
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class Vote:
+    vote: str  # agree | revise | disagree
+    reason: str
+
+
+def parse_vote(text: str) -> Vote | None:
+    """The last readable `VOTE:` line of `text`, or None."""
+    found = list(_VOTE_LINE.finditer(text))
+    if not found:
+        return None
+    last = found[-1]
+    reason = last.group("reason").strip().strip("*_`").strip()
+    reason = reason.lstrip(".-\u2013\u2014:; ").strip()
+    return Vote(last.group("vote").lower(), reason)
+
+
+def tally_votes(
+    voters: Sequence[str], final: Mapping[str, Any | None]
+) -> tuple[dict[str, str | None], dict[str, str], dict[str, int], list[dict[str, str]]]:
+    """From each voter's last contribution (a `Contribution`, or None when it gave none):
+    votes (None = no vote), the reasons given, the tally, and the minority report."""
+    votes: dict[str, str | None] = {}
+    reasons: dict[str, str] = {}
+    minority: list[dict[str, str]] = []
+    for seat in voters:
+        last = final.get(seat)
+        vote = last.vote if last is not None and last.answered else None
+        votes[seat] = vote
+        if vote is not None:
+            reasons[seat] = last.vote_reason
+        if vote == "disagree":
+            minority.append(
+                {
+                    "seat": seat,
+                    "reason": last.vote_reason,
+                    "excerpt": first_words(last.text, MINORITY_WORDS),
+                }
+            )
+    tally = {v: sum(1 for x in votes.values() if x == v) for v in VOTES}
+    tally["no_vote"] = sum(1 for x in votes.values() if x is None)
+    return votes, reasons, tally, minority
