@@ -27,7 +27,7 @@ LAYERS = {
         "hosts",
     },
     "protocols": {"debate"},
-    "front ends": {"cli", "__main__"},
+    "front ends": {"cli", "mcp", "__main__"},
 }
 ORDER = ["base", "services", "protocols", "front ends"]
 

@@ -61,6 +61,7 @@ CASES = [
     (["skill", "install", "--host", "vim"], 2, "'vim' is not one of 'claude', 'codex'"),
     (["skill", "uninstall", "--host", "all", "--scope", "team"], 2, "'team' is not one of"),
     (["skill", "install", "--host", "codex", "--scope", "project"], 2, "codex reads no project"),
+    (["mcp", "extra"], 2, "Got unexpected extra argument (extra)"),
 ]
 
 

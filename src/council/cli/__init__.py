@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 
-from council.cli import debate, doctor, runs, schema, skill  # noqa: F401 - each registers its commands
+from council.cli import debate, doctor, mcp, runs, schema, skill  # noqa: F401 - each registers
 from council.cli.app import cli
 
 

@@ -1,0 +1,95 @@
+"""What the `debate` and `debate_result` tools return once a run has ended: the DECISION
+Markdown without the debate record (the host reads the whole transcript in the record if it
+needs it; a tool result that long would crowd the host model's context), every seat's status,
+the run's status and exit code, and the record's path. Mirrors `council wait`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from council.debate.result import load_result, render_markdown
+from council.errors import ExitCode
+from council.runs.record import Record
+from council.runs.store import read_state, summarize
+
+RECORD_HEADING = "\n## Debate record"
+SEAT_OK = ("ok", "ready")  # a seat's status in the result: anything else is a failure
+
+
+@dataclass(frozen=True)
+class Outcome:
+    id: str
+    status: str  # completed | degraded | failed | interrupted
+    exit_code: int
+    record: str  # as a user would type it: relative to the project when inside it
+    error: str | None
+    decision: str  # the DECISION Markdown (or the caller's decision prompt); "" without one
+    seats: tuple[dict[str, str], ...]
+
+    @property
+    def reached_decision(self) -> bool:
+        return self.status in ("completed", "degraded")
+
+    def text(self) -> str:
+        seats = " · ".join(
+            f"{s['name']} ({s['cli']}) "
+            + ("ok" if s["status"] in SEAT_OK else f"FAILED: {s['status']}")
+            for s in self.seats
+        )
+        footer = [
+            f"Seats: {seats}",
+            f"Status: {self.status} · exit code {self.exit_code}",
+            f"Record: {self.record} (transcript.jsonl, decision.md, result.json)",
+        ]
+        if self.error:
+            footer.insert(0, f"council: {self.error}")
+        if self.reached_decision:
+            return self.decision.rstrip() + "\n\n---\n" + "\n".join(footer) + "\n"
+        ended = "was interrupted" if self.status == "interrupted" else self.status
+        head = (
+            f"No DECISION: the run {ended}. Report this to the user as it is; do not answer "
+            f"the question in council's place. It can go on with: council resume {self.id}"
+        )
+        return head + "\n\n" + "\n".join(footer) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "record": self.record,
+            "error": self.error,
+            "decision_reached": self.reached_decision,
+            "seats": [dict(s) for s in self.seats],
+        }
+
+
+def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
+    """The outcome of a run that has ended (the caller checks that it has)."""
+    state = read_state(record)
+    summary = summarize(record, state)
+    error = state.get("error")
+    if summary.status == "interrupted" and state.get("status") == "running":
+        error = (
+            f"{record.id} stopped when its process died; resume with: council resume {record.id}"
+        )
+        code = int(ExitCode.INTERRUPTED)
+    else:
+        code = int(state.get("exit_code") or 0)
+    result = load_result(record, state)
+    seats = tuple(
+        {"name": s["name"], "role": s["role"], "cli": s["cli"], "status": s["status"]}
+        for s in result["seats"]
+    )
+    markdown = render_markdown(result).split(RECORD_HEADING, 1)[0]
+    return Outcome(
+        id=record.id,
+        status=summary.status,
+        exit_code=code,
+        record=record.display(cwd),
+        error=error,
+        decision=markdown if summary.status in ("completed", "degraded") else "",
+        seats=seats,
+    )

@@ -1,0 +1,66 @@
+"""What the tools return: text for the host model to read, and the same facts as structured
+content for a program, with an output schema (the models here) the client can check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel
+
+
+class Seat(BaseModel):
+    name: str
+    role: str
+    cli: str
+    status: str  # ok, or how it failed: dropped, timeout, empty, error, auth, rate_limited
+
+
+class RunOutcome(BaseModel):
+    id: str
+    status: str  # completed | degraded | failed | interrupted
+    exit_code: int
+    record: str
+    error: str | None
+    decision_reached: bool
+    seats: list[Seat]
+
+
+class Started(BaseModel):
+    id: str
+    record: str
+
+
+class SeatCounts(BaseModel):
+    ok: int
+    failed: int
+    waiting: int
+
+
+class RunStatus(BaseModel):
+    id: str
+    status: str  # running | completed | degraded | failed | interrupted
+    running: bool
+    phase: str
+    round: int
+    rounds: int
+    seats: SeatCounts
+    status_line: str
+    lines: list[str]  # the progress lines since the last call (or since `since`)
+    since: int  # pass it back as `since` to get the lines after these
+
+
+class Cancelled(BaseModel):
+    id: str
+    status: str
+    stopped: bool  # False: the run's process is still stopping
+
+
+def reply(
+    text: str, structured: BaseModel | dict[str, Any], *, error: bool = False
+) -> CallToolResult:
+    if isinstance(structured, BaseModel):
+        structured = structured.model_dump(mode="json")
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured, is_error=error
+    )

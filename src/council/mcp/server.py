@@ -1,0 +1,300 @@
+"""The MCP server: council's tools over stdio (docs/spec/commands.md "council mcp").
+
+Every debate runs detached, as `council debate --detach` runs it: a process of its own in a
+new session, its record in `.scratchpad/`. So a run outlives a host that hangs up or restarts
+the server, and any tool (or `council wait` in a terminal) can follow it from its record.
+The blocking `debate` tool starts one and follows it; the host cancelling that call cancels
+the run (it stays resumable).
+
+stdout is the protocol: the SDK serves it from a private copy of fd 1 and points fd 1 at
+stderr, and council's own progress goes to stderr and the record's `progress.log`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, ToolAnnotations
+
+from council import __version__
+from council.config import Config, load_config
+from council.debate.plan import DebateFlags
+from council.errors import CouncilError, UsageError
+from council.mcp.arguments import (
+    DoctorTimeout,
+    RunId,
+    Scratchpad,
+    Since,
+    takes_debate_arguments,
+)
+from council.mcp.follow import follow
+from council.mcp.outcome import outcome_of
+from council.mcp.replies import Cancelled, RunOutcome, RunStatus, SeatCounts, Started, reply
+from council.progress import Progress
+from council.runs.record import Record
+
+CANCEL_WAIT_S = 20.0  # as `council cancel`
+T = TypeVar("T")
+
+FAITHFUL = (
+    " A failed seat is reported as failed: never stand in for a failed seat, and never answer "
+    "the question yourself instead of council; tell the user what council returned."
+)
+INSTRUCTIONS = (
+    "council runs a structured debate between AI coding CLIs (claude, codex, gemini, ...) on a "
+    "question about this project and returns one DECISION. `debate` runs one to its end; "
+    "`debate_start` + `debate_status` + `debate_result` do the same a step at a time. Every "
+    "run keeps its record in .scratchpad/debate-<id>/." + FAITHFUL
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The global options `council mcp` was started with."""
+
+    config_path: Path | None = None
+    council_args: tuple[str, ...] = ()  # for the detached runs: --config, -v
+    quiet: bool = False
+    verbose: bool = False
+
+
+class Council:
+    """The tools and what they share: the settings, and how far `debate_status` has told
+    each run's progress lines."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.cursors: dict[str, int] = {}
+        self.cursors_lock = threading.Lock()  # two debate_status calls may run side by side
+
+    # -- council's library, in a worker thread, its errors as tool errors --------------------
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` off the event loop (files, git, processes block), a `CouncilError`
+        as the tool error a host shows its model: council's one-line message."""
+        try:
+            return await anyio.to_thread.run_sync(partial(fn, *args))
+        except CouncilError as exc:
+            raise ToolError(str(exc)) from None
+
+    def config(self) -> Config:
+        # Per call, as each CLI command loads it: an edit to council.yaml applies to the next
+        # tool call, and a broken file is that call's error, not a server that fails to start.
+        return load_config(self.settings.config_path)
+
+    def find(self, run_id: str, scratchpad: str | None) -> Record:
+        from council.runs.store import find_run
+
+        pad = scratchpad or self.config().scratchpad
+        return find_run(Path(pad).expanduser().absolute(), run_id)
+
+    def start(self, flags: DebateFlags) -> Record:
+        from council.debate.run import detach_debate
+
+        progress = Progress(
+            sys.stderr, quiet=self.settings.quiet, verbose=self.settings.verbose, live=False
+        )
+        return detach_debate(
+            flags, self.config(), progress, cwd=Path.cwd(), council_args=self.settings.council_args
+        )
+
+    async def ended(self, record: Record) -> CallToolResult:
+        outcome = await self.call(outcome_of, record)
+        return reply(outcome.text(), outcome.to_json(), error=not outcome.reached_decision)
+
+    # -- the tools ------------------------------------------------------------------------
+
+    async def debate(
+        self, flags: DebateFlags, ctx: Context
+    ) -> Annotated[CallToolResult, RunOutcome]:
+        """Run a council debate on a question and return its DECISION (Markdown), the status,
+        the exit code and the record's path. Blocks until the run ends (minutes); sends a
+        progress notification at every phase and at least every 15 s. With lead "caller" the
+        result is the decision prompt: answer it yourself to write the DECISION."""
+        record = await self.call(self.start, flags)
+        told = 0
+
+        async def tell(message: str) -> None:
+            nonlocal told
+            told += 1
+            await ctx.report_progress(told, None, message)
+
+        try:
+            await follow(record, tell)
+        except anyio.get_cancelled_exc_class():
+            if host_cancelled(ctx):
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(stop, record)
+            raise
+        except CouncilError as exc:
+            raise ToolError(str(exc)) from None
+        return await self.ended(record)
+
+    async def debate_start(
+        self, flags: DebateFlags, ctx: Context
+    ) -> Annotated[CallToolResult, Started]:
+        """Start a council debate in the background and return its id and record at once;
+        follow it with debate_status, get its DECISION with debate_result. Same arguments as
+        debate."""
+        record = await self.call(self.start, flags)
+        text = (
+            f"started {record.id} (record {record.display()}); follow it with debate_status, "
+            "then get its DECISION with debate_result"
+        )
+        return reply(text, Started(id=record.id, record=record.display()))
+
+    async def debate_status(
+        self, id: RunId, since: Since = None, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, RunStatus]:
+        """Where a run is: status, phase, seats ok/failed/waiting, elapsed time, and its
+        progress lines since the last debate_status call for it (or after the first `since`)."""
+        return await self.call(self._status, id, since, scratchpad)
+
+    def _status(self, run_id: str, since: int | None, scratchpad: str | None) -> CallToolResult:
+        from council.runs.store import (
+            new_progress_lines,
+            read_state,
+            seat_counts,
+            status_line,
+            summarize,
+        )
+
+        record = self.find(run_id, scratchpad)
+        state = read_state(record)
+        summary = summarize(record, state)  # before the lines: those written before it ended
+        counts = seat_counts(record, state)
+        with self.cursors_lock:
+            cursor = since if since is not None else self.cursors.get(record.id, 0)
+            lines = new_progress_lines(record, cursor)
+            cursor += len(lines)
+            self.cursors[record.id] = cursor
+        line = status_line(summary, counts)
+        then = (
+            "still running: call debate_status again"
+            if summary.running
+            else "ended: call debate_result for its DECISION"
+        )
+        status = RunStatus(
+            id=record.id,
+            status=summary.status,
+            running=summary.running,
+            phase=summary.phase,
+            round=summary.round,
+            rounds=summary.rounds,
+            seats=SeatCounts(**counts),
+            status_line=line,
+            lines=lines,
+            since=cursor,
+        )
+        return reply("\n".join([line, *lines, then]), status)
+
+    async def debate_result(
+        self, id: RunId, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, RunOutcome]:
+        """A run's DECISION (Markdown), status, exit code and record path, as debate returns
+        them; an error while the run still runs."""
+        record = await self.call(self.find, id, scratchpad)
+        await self.call(refuse_running, record)
+        return await self.ended(record)
+
+    async def debate_cancel(
+        self, id: RunId, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, Cancelled]:
+        """Stop a running debate as Ctrl-C would; it stays resumable (council resume ID)."""
+        from council.runs.store import cancel_run, summarize
+
+        record = await self.call(self.find, id, scratchpad)
+        pid = await self.call(cancel_run, record, CANCEL_WAIT_S)
+        status = (await self.call(summarize, record)).status
+        if pid is None:
+            text = f"cancelled {record.id} ({status}); resume with: council resume {record.id}"
+        else:
+            text = (
+                f"{record.id} (process {pid}) is still stopping after {CANCEL_WAIT_S:g}s; "
+                "check with debate_status"
+            )
+        return reply(text, Cancelled(id=record.id, status=status, stopped=pid is None))
+
+    async def doctor(self, timeout_s: DoctorTimeout = 10.0) -> CallToolResult:
+        """Every CLI council knows: found or not, version, auth, default seat, read-only
+        flags, and whether a debate can run here (the `council doctor --json` report)."""
+        from council.debate.doctor import report_json, run_doctor
+
+        config = await self.call(self.config)
+        report = report_json(await run_doctor(config, timeout_s))
+        return reply(json.dumps(report, indent=2), report)
+
+
+def refuse_running(record: Record) -> None:
+    from council.runs.store import read_state, seat_counts, status_line, summarize
+
+    state = read_state(record)
+    summary = summarize(record, state)
+    if summary.running:
+        raise UsageError(
+            f"{record.id} is still running ({status_line(summary, seat_counts(record, state))}); "
+            "follow it with debate_status and ask again once it has ended"
+        )
+
+
+def stop(record: Record) -> None:
+    """Cancel a run whose `debate` call the host cancelled; one that just ended is fine."""
+    from council.runs.store import cancel_run
+
+    with contextlib.suppress(UsageError):
+        cancel_run(record, CANCEL_WAIT_S)
+
+
+def host_cancelled(ctx: Context) -> bool:
+    """Whether the host cancelled this call (`notifications/cancelled`) rather than hung up.
+
+    Both cancel the tool; only the first is a reason to stop the run: a run outlives a host
+    that goes away, to be followed after a reconnect. The SDK keeps the flag on the request's
+    dispatch context, which the tool's `Context` does not expose: read through private names,
+    and if they move, every cancellation counts as the host's (the run stays resumable)."""
+    outbound = getattr(ctx.request_context.session, "_request_outbound", None)
+    requested = getattr(outbound, "cancel_requested", None)
+    return requested.is_set() if isinstance(requested, anyio.Event) else True
+
+
+def build_server(settings: Settings) -> MCPServer:
+    council = Council(settings)
+    server = MCPServer(
+        name="council",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="INFO" if settings.verbose else "WARNING",
+    )
+    runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    stops = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    tools: list[tuple[Callable[..., Any], ToolAnnotations, bool]] = [
+        # (tool, its hints to the host, whether its description carries FAITHFUL)
+        (takes_debate_arguments(council.debate), runs, True),
+        (takes_debate_arguments(council.debate_start), runs, True),
+        (council.debate_status, reads, True),
+        (council.debate_result, reads, True),
+        (council.debate_cancel, stops, False),
+        (council.doctor, reads, False),
+    ]
+    for tool, hints, faithful in tools:
+        # One paragraph: the docstring's line breaks are the source's, not the host's.
+        description = " ".join((tool.__doc__ or "").split()) + (FAITHFUL if faithful else "")
+        server.add_tool(tool, name=tool.__name__, description=description, annotations=hints)
+    return server
+
+
+def serve(settings: Settings) -> None:
+    """Serve until the host closes stdin."""
+    build_server(settings).run("stdio")

@@ -1,0 +1,45 @@
+"""The `council mcp` command itself: what it says without the optional SDK, and that the rest
+of council never loads the SDK (`council --version` stays fast)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from council.cli import cli
+
+# `tests/mcp` has no `__init__.py` on purpose: `tests` is on sys.path (pytest's `pythonpath`),
+# and a regular package `tests/mcp` would be imported as `mcp` in place of the SDK; a plain
+# directory loses to the installed package.
+
+
+def test_without_the_sdk_it_says_how_to_install_it_in_one_line(monkeypatch):
+    for name in list(sys.modules):
+        if name.startswith("council.mcp."):
+            monkeypatch.delitem(sys.modules, name)  # imported afresh, from a missing SDK
+        elif name == "mcp" or name.startswith("mcp."):
+            monkeypatch.setitem(sys.modules, name, None)  # `import` fails as if not installed
+    monkeypatch.setitem(sys.modules, "mcp", None)  # also when nothing imported it yet
+    result = CliRunner().invoke(cli, ["mcp"], prog_name="council")
+    assert result.exit_code == 2
+    assert result.output == (
+        "council: the MCP server needs the MCP SDK: pip install 'council[mcp]'\n"
+    )
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["mcp", "--help"]])
+def test_the_cli_never_loads_the_sdk_unless_it_serves(argv):
+    probe = (
+        "import sys\n"
+        "from council.cli import main\n"
+        f"sys.argv = ['council', *{argv!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'pydantic')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "[]"

@@ -1,0 +1,341 @@
+"""`council mcp` as an IDE host runs it: a process started in the user's project, spoken to
+over stdio with the MCP SDK's own client. Debates run on the simulator: slowed down
+(COUNCIL_SIM_DELAY) where progress is watched, hung at PROPOSAL (COUNCIL_SIM_HANG) where a run
+must still be running when a tool looks at it, so no assertion depends on timing. Every run a
+test starts ends or is cancelled, and the server exits when the client closes its stdin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import CallToolResult
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from council.runs.record import Record
+from council.runs.store import cancel_run, summarize
+from project import QUESTION, Project
+
+SLOW = {"COUNCIL_SIM_DELAY": "0.3"}  # seconds per simulated call: several phases to report
+HUNG = {"COUNCIL_SIM_HANG": "1", "COUNCIL_SIM_PHASES": "PROPOSAL"}  # runs until cancelled
+TOOLS = {"debate", "debate_start", "debate_status", "debate_result", "debate_cancel", "doctor"}
+LIMIT_S = 60  # a bound on a test's waits, never an assertion about speed
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+@asynccontextmanager
+async def serving(project: Project, *global_args: str, **env: str) -> AsyncIterator[ClientSession]:
+    """A session with `council mcp` started as a host starts it, in the project."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "council", *global_args, "mcp"],
+        env=project.env(**env),
+        cwd=project.root,
+    )
+    with (project.root.parent / "server.err").open("a") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+def text(result: CallToolResult) -> str:
+    (content,) = result.content
+    return content.text
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    """A tool call that must succeed: its structured content."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, text(result)
+    return result.structured_content
+
+
+async def until_ended(session: ClientSession, run_id: str) -> list[dict[str, Any]]:
+    """`debate_status` until the run has ended: every status seen."""
+    seen = []
+    with anyio.fail_after(LIMIT_S):
+        while True:
+            seen.append(await call(session, "debate_status", id=run_id))
+            if not seen[-1]["running"]:
+                return seen
+            await anyio.sleep(0.1)
+
+
+def log_lines(project: Project) -> list[str]:
+    return (project.record() / "progress.log").read_text().splitlines()
+
+
+def schema_of(property_schema: dict[str, Any]) -> dict[str, Any]:
+    """The non-null arm of an optional property's schema."""
+    arms = property_schema.get("anyOf", [property_schema])
+    (arm,) = [a for a in arms if a.get("type") != "null"]
+    return arm
+
+
+@pytest.mark.anyio
+async def test_the_tools_take_the_debate_flags_as_typed_validated_arguments(project):
+    async with serving(project) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    assert set(tools) == TOOLS
+    debate = tools["debate"].input_schema
+    assert debate["required"] == ["question"]
+    properties = debate["properties"]
+    assert schema_of(properties["rounds"]) == {"type": "integer", "minimum": 2, "maximum": 5}
+    assert schema_of(properties["quorum"]) == {"type": "integer", "minimum": 0}
+    assert schema_of(properties["effort"])["enum"] == ["low", "medium", "high", "xhigh"]
+    assert properties["files"]["items"] == {"type": "string"}
+    assert schema_of(properties["proxies"])["items"] == {"type": "string"}
+    timeouts = schema_of(properties["timeouts"])
+    assert timeouts["type"] == "object"
+    assert timeouts["additionalProperties"] == {"type": "number", "exclusiveMinimum": 0}
+    assert schema_of(properties["models"])["additionalProperties"]["type"] == "string"
+    assert properties["sim"]["type"] == "boolean"
+    assert {"lead", "advocate", "critic", "preset", "diff", "scratchpad"} <= set(properties)
+    start = tools["debate_start"].input_schema
+    assert {**start, "title": ""} == {**debate, "title": ""}  # one declaration, two tools
+    assert set(tools["debate_status"].input_schema["properties"]) == {"id", "since", "scratchpad"}
+    for name in ("debate", "debate_start", "debate_result"):
+        assert "never answer the question yourself" in tools[name].description
+    assert "caller" in tools["debate"].description
+
+
+@pytest.mark.anyio
+async def test_debate_reports_progress_and_returns_the_decision_without_the_transcript(project):
+    messages: list[tuple[float, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        messages.append((value, message))
+
+    async with serving(project, **SLOW) as session:
+        result = await session.call_tool(
+            "debate",
+            {"question": QUESTION, "sim": True, "files": ["app.py"], "rounds": 2},
+            progress_callback=progress,
+        )
+    assert not result.is_error, text(result)
+    run_id = result.structured_content["id"]
+    record = f".scratchpad/{run_id}/"
+    assert result.structured_content == {
+        "id": run_id,
+        "status": "completed",
+        "exit_code": 0,
+        "record": record,
+        "error": None,
+        "decision_reached": True,
+        "seats": [
+            {"name": "advocate", "role": "advocate", "cli": "sim", "status": "ok"},
+            {"name": "critic", "role": "critic", "cli": "sim", "status": "ok"},
+            {"name": "lead", "role": "lead", "cli": "sim", "status": "ok"},
+        ],
+    }
+    answer = text(result)
+    assert answer.startswith(f"# DECISION (SIMULATED): {QUESTION}")
+    assert "## Recommendation" in answer and "## Debate record" not in answer
+    assert f"Record: {record}" in answer and "Status: completed · exit code 0" in answer
+    assert "Seats: advocate (sim) ok · critic (sim) ok · lead (sim) ok" in answer
+    # Every line of the run's progress.log was one notification, in order (a heartbeat, the
+    # status line, may come between them on a slow machine); the phases are among them.
+    told = [message for _, message in messages]
+    assert [m for m in told if m.startswith("[")] == log_lines(project)
+    assert any(" PROPOSAL advocate ok " in m for m in told)
+    assert any(" CHALLENGE critic ok " in m for m in told)
+    values = [value for value, _ in messages]
+    assert values == sorted(set(values))  # progress only grows
+
+
+@pytest.mark.anyio
+async def test_a_started_run_is_followed_with_status_then_its_result(project):
+    async with serving(project, **SLOW) as session:
+        started = await call(session, "debate_start", question=QUESTION, sim=True)
+        run_id = started["id"]
+        assert started["record"] == f".scratchpad/{run_id}/"
+        statuses = await until_ended(session, run_id[:-1])  # a unique prefix names it too
+        result = await session.call_tool("debate_result", {"id": "last"})
+        again = await call(session, "debate_status", id=run_id)
+        replay = await call(session, "debate_status", id=run_id, since=0)
+    assert {s["id"] for s in statuses} == {run_id}
+    last = statuses[-1]
+    assert last["status"] == "completed" and last["running"] is False
+    assert last["seats"] == {"ok": 2, "failed": 0, "waiting": 0}
+    assert last["status_line"].startswith(f"{run_id} completed · ")
+    # The server kept a cursor: each progress line came once, in order, across the calls.
+    lines = log_lines(project)
+    assert [line for s in statuses for line in s["lines"]] == lines
+    assert last["since"] == len(lines)
+    assert again["lines"] == [] and replay["lines"] == lines
+    assert not result.is_error, text(result)
+    assert text(result).startswith(f"# DECISION (SIMULATED): {QUESTION}")
+    assert result.structured_content["status"] == "completed"
+
+
+@pytest.mark.anyio
+async def test_a_running_run_has_no_result_yet_and_cancel_stops_it_resumably(project):
+    async with serving(project, **HUNG) as session:
+        run_id = (await call(session, "debate_start", question=QUESTION, sim=True))["id"]
+        early = await session.call_tool("debate_result", {"id": run_id})
+        cancelled = await call(session, "debate_cancel", id=run_id)
+        status = await call(session, "debate_status", id=run_id)
+        result = await session.call_tool("debate_result", {"id": run_id})
+        again = await session.call_tool("debate_cancel", {"id": run_id})
+    assert early.is_error and f"{run_id} is still running (" in text(early)
+    assert cancelled == {"id": run_id, "status": "interrupted", "stopped": True}
+    assert status["status"] == "interrupted" and status["running"] is False
+    # No DECISION: the result says so, and that nobody is to answer in council's place.
+    assert result.is_error and result.structured_content["status"] == "interrupted"
+    assert result.structured_content["exit_code"] == 130
+    assert "No DECISION" in text(result) and "do not answer the question" in text(result)
+    assert f"council resume {run_id}" in text(result)
+    assert again.is_error and "is not running (interrupted); nothing to cancel" in text(again)
+
+
+@pytest.mark.anyio
+async def test_the_host_cancelling_a_debate_call_cancels_the_run(project):
+    ready = anyio.Event()
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        if message and "] ready " in message:
+            ready.set()  # the seats are up, the run waits on its hung PROPOSAL
+
+    async with serving(project, **HUNG) as session:
+        async with anyio.create_task_group() as calls:
+
+            async def debate() -> None:
+                await session.call_tool(
+                    "debate", {"question": QUESTION, "sim": True}, progress_callback=progress
+                )
+
+            calls.start_soon(debate)
+            with anyio.fail_after(LIMIT_S):
+                await ready.wait()
+            calls.cancel_scope.cancel()  # the client sends notifications/cancelled
+        statuses = await until_ended(session, "last")
+    assert statuses[-1]["status"] == "interrupted"
+
+
+def test_a_host_that_hangs_up_leaves_the_run_going(project, tmp_path):
+    """The host's stdin closes in the middle of a `debate` call (it quit, or restarts the
+    server): the detached run goes on, to be followed after a reconnect."""
+    with (tmp_path / "server.err").open("w") as errlog:
+        server = subprocess.Popen(
+            project.argv("mcp"),
+            cwd=project.root,
+            env=project.env(**HUNG),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errlog,
+        )
+
+    def send(message: dict[str, Any]) -> None:
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        server.stdin.flush()
+
+    def receive() -> dict[str, Any]:
+        line = server.stdout.readline()
+        assert line, "the server closed stdout"
+        return json.loads(line)
+
+    try:
+        hello = {"name": "test", "version": "0"}
+        version = HANDSHAKE_PROTOCOL_VERSIONS[-1]
+        initialize = {"protocolVersion": version, "capabilities": {}, "clientInfo": hello}
+        send({"id": 1, "method": "initialize", "params": initialize})
+        assert receive()["id"] == 1
+        send({"method": "notifications/initialized"})
+        arguments = {"question": QUESTION, "sim": True}
+        params = {"name": "debate", "arguments": arguments, "_meta": {"progressToken": "p"}}
+        send({"id": 2, "method": "tools/call", "params": params})
+        while "] ready " not in receive().get("params", {}).get("message", ""):
+            pass
+        server.stdin.close()
+        assert server.wait(timeout=LIMIT_S) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        server.stdout.close()
+    record = Record(project.record())
+    assert summarize(record).running  # it outlived the server
+    assert cancel_run(record, LIMIT_S) is None
+    assert summarize(record).status == "interrupted"
+
+
+@pytest.mark.anyio
+async def test_bad_input_and_unknown_ids_are_tool_errors_with_councils_message(project):
+    async with serving(project) as session:
+        rounds = await session.call_tool("debate", {"question": QUESTION, "rounds": 9})
+        effort = await session.call_tool("debate_start", {"question": QUESTION, "effort": "huge"})
+        timeouts = await session.call_tool(
+            "debate", {"question": QUESTION, "sim": True, "timeouts": {"sim": 0}}
+        )
+        missing = await session.call_tool(
+            "debate", {"question": QUESTION, "sim": True, "files": ["nope.py"]}
+        )
+        preset = await session.call_tool(
+            "debate_start", {"question": QUESTION, "sim": True, "preset": "fast"}
+        )
+        unknown = {
+            tool: await session.call_tool(tool, {"id": "nope"})
+            for tool in ("debate_status", "debate_result", "debate_cancel")
+        }
+    # The schema's constraints, checked before any tool runs.
+    assert rounds.is_error and "rounds" in text(rounds)
+    assert "less than or equal to 5" in text(rounds)
+    assert effort.is_error and "effort" in text(effort)
+    assert timeouts.is_error and "greater than 0" in text(timeouts)
+    # council's own checks, with the message the CLI prints.
+    assert missing.is_error and "nope.py: no such file" in text(missing)
+    assert preset.is_error and "unknown preset 'fast'" in text(preset)
+    for tool, result in unknown.items():
+        assert result.is_error, tool
+        assert f"no run 'nope' in {project.root / '.scratchpad'}" in text(result)
+    assert project.records() == []  # bad input stops before any record exists
+
+
+@pytest.mark.anyio
+async def test_the_config_option_reaches_the_server_and_its_runs(project):
+    (project.root / "other.yaml").write_text("debate:\n  rounds: 3\n")
+    async with serving(project, "--config", "other.yaml") as session:
+        result = await call(session, "debate", question=QUESTION, sim=True)
+        status = await call(session, "debate_status", id=result["id"])
+    assert result["status"] == "completed"
+    assert status["rounds"] == 3
+
+
+@pytest.mark.anyio
+async def test_with_lead_caller_the_result_is_the_decision_prompt_for_the_host(project):
+    async with serving(project) as session:
+        result = await session.call_tool(
+            "debate", {"question": QUESTION, "sim": True, "lead": "caller"}
+        )
+    assert not result.is_error, text(result)
+    answer = text(result)
+    assert "## Decision prompt (for the calling agent)" in answer
+    assert "## Debate record" not in answer
+    assert [s["name"] for s in result.structured_content["seats"]] == ["advocate", "critic"]
+
+
+@pytest.mark.anyio
+async def test_doctor_returns_the_doctor_report(project):
+    async with serving(project) as session:
+        result = await session.call_tool("doctor", {"timeout_s": 5})
+    assert not result.is_error, text(result)
+    report = result.structured_content
+    assert json.loads(text(result)) == report  # the same report, as `council doctor --json`
+    assert {"clis", "can_debate", "usable", "defaults"} <= set(report)
+    assert "sim" in {row["name"] for row in report["clis"]}
