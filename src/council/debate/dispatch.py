@@ -126,8 +126,8 @@ class Dispatch:
                     self.stragglers[last.stem] = last
                     pending.clear()
                     self.journal.progress.info(
-                        f"{last.phase} {last.seat.name} waiting {last.soft_s:.0f}/"
-                        f"{last.hard_s:.0f}s: moving on with {len(done)}/{len(asked)} "
+                        f"{last.phase} {last.seat.name} waiting {last.soft_s:g}/"
+                        f"{last.hard_s:g}s: moving on with {len(done)}/{len(asked)} "
                         "(progressive wait)"
                     )
                     await self.journal.note(

@@ -107,7 +107,17 @@ def records(scratchpad: Path) -> list[Record]:
     found = [
         Record(p) for p in scratchpad.iterdir() if is_record_name(p.name) and (p / STATE).is_file()
     ]
-    return sorted(found, key=lambda r: r.id.split("-", 1)[1], reverse=True)
+    return sorted(found, key=_age, reverse=True)
+
+
+def _age(record: Record) -> tuple[str, int]:
+    """The id's time stamp, then (two runs started in one second) when its record was
+    created: the lock file is made at once and never rewritten after the run started."""
+    try:
+        made = (record.path / "lock").stat().st_ctime_ns
+    except OSError:
+        made = 0
+    return record.id.split("-", 1)[1][:15], made
 
 
 def find_run(scratchpad: Path, ref: str) -> Record:
