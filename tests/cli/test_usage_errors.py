@@ -55,6 +55,7 @@ CASES = [
     (["list", "--limit", "0"], 2, "'--limit': 0 is not in the range x>=1"),
     (["show", "last"], 2, "no runs in"),
     (["show", "x", "--yaml"], 2, "No such option '--yaml'"),
+    (["show", "last", "--html"], 2, "no runs in"),
     (["cancel"], 2, "Missing argument 'ID'"),
     (["cancel", "x"], 2, "no run 'x'"),
     (["skill", "install"], 2, "Missing option '--host'"),

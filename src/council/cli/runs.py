@@ -185,12 +185,22 @@ def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None
 @run_id_argument
 @click.option("--md", "form", flag_value="md", default=True, help="The DECISION as Markdown.")
 @click.option("--json", "form", flag_value="json", help="The result JSON.")
+@click.option(
+    "--html",
+    "form",
+    flag_value="html",
+    help="Write a self-contained page (decision, record, timeline of every call) into the "
+    "record and print its path.",
+)
 @scratchpad_option
 @click.pass_obj
 def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> ExitCode:
-    """Print a run's record: its DECISION as Markdown, or its result JSON.
+    """Print a run's record: its DECISION as Markdown, or its result JSON; or write it as
+    one HTML page with a timeline of every call.
 
     Example: council show last --json | jq .decision.recommendation
+
+    Example: council show last --html
     """
     import json
 
@@ -198,8 +208,15 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
     from council.runs.store import read_state
 
     record = _find(state, run_id, scratchpad)
-    result = load_result(record, read_state(record))
-    if form == "json":
+    run_state = read_state(record)
+    result = load_result(record, run_state)
+    if form == "html":
+        # Here, not at the top: Jinja2 and the report stay out of `council --version`.
+        from council.debate.report import REPORT, write_report
+
+        write_report(record, result, run_state)
+        click.echo(record.display() + REPORT)
+    elif form == "json":
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         click.echo(render_markdown(result), nl=False)
