@@ -103,3 +103,61 @@ def test_an_unknown_cli_name_lists_the_valid_ones():
 def test_a_missing_explicit_config_file_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="config file not found"):
         load_config(tmp_path / "nope.yaml")
+
+
+def test_the_schema_and_the_code_know_the_same_keys():
+    from dataclasses import fields
+
+    from council.adapters.base import CliSettings
+    from council.config import EFFORTS, WORD_KEYS, DebateSettings
+    from council.config.validation import config_schema
+
+    schema = config_schema()
+    top = schema["properties"]
+    assert set(top["debate"]["properties"]) == {f.name for f in fields(DebateSettings)}
+    assert tuple(top["debate"]["properties"]["words"]["properties"]) == WORD_KEYS
+    cli_keys = set(top["clis"]["additionalProperties"]["properties"])
+    assert cli_keys == {f.name for f in fields(CliSettings)} - {"name"}
+    assert tuple(v for v in schema["$defs"]["effort"]["enum"] if v) == EFFORTS
+
+
+def test_without_a_config_file_neither_yaml_nor_jsonschema_is_imported(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from council.config import load_config; "
+        f"load_config(cwd=__import__('pathlib').Path({str(tmp_path)!r}), environ={{}}); "
+        "print(sorted(m for m in ('yaml', 'jsonschema') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    version = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "council", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = {line.split("|")[-1].strip() for line in version.stderr.splitlines()}
+    assert not {"yaml", "jsonschema", "council.config"} & imported
+
+
+def test_parse_config_checks_against_the_schema_too():
+    with pytest.raises(ConfigError, match=r"^config: debate.rounds: expected an integer"):
+        parse_config({"debate": {"rounds": 1}})
+    config = parse_config({"debate": {"rounds": 3.0, "blind": False, "max_warm_seats": 0}})
+    assert config.debate.rounds == 3 and isinstance(config.debate.rounds, int)
+    assert (config.debate.blind, config.debate.max_warm_seats) == (False, 0)
+
+
+def test_lean_warm_and_version_args_are_stored():
+    config = parse_config(
+        {
+            "clis": {
+                "codex": {"lean": False, "warm": False},
+                "mine": {"command": "mine", "version_args": []},
+            }
+        }
+    )
+    assert (config.clis["codex"].lean, config.clis["codex"].warm) == (False, False)
+    assert config.clis["mine"].version_args == () and config.clis["mine"].command == ("mine",)

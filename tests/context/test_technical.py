@@ -14,7 +14,7 @@ from council.context.technical import DIRECTIVES, build_technical_context, clean
 
 REPO = Path(__file__).resolve().parents[2]
 COUNCIL_FILES = [
-    "src/council/config.py",
+    "src/council/config/model.py",
     "src/council/errors.py",
     "src/council/runner/call.py",
     "src/council/adapters/base.py",

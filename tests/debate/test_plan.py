@@ -48,7 +48,14 @@ def test_a_flag_beats_the_preset_which_beats_the_config_file():
     assert plan(config=config).rounds == 4
     assert plan(DebateFlags(question="q", preset="deep"), config).rounds == 3
     assert plan(DebateFlags(question="q", preset="deep", rounds=2), config).rounds == 2
-    assert plan(DebateFlags(question="q", preset="deep")).advocate.effort == "xhigh"
+    deep = plan(DebateFlags(question="q", preset="deep"))
+    # Each vendor's strongest, as its adapter declares it (claude's effort tops out at max).
+    assert (deep.advocate.cli, deep.advocate.model, deep.advocate.effort) == (
+        "claude",
+        "opus",
+        "max",
+    )
+    assert (deep.critic.cli, deep.critic.model, deep.critic.effort) == ("codex", "gpt-5.2", "xhigh")
 
 
 def test_a_seat_spec_beats_model_and_effort_flags():
@@ -98,3 +105,37 @@ def test_the_plan_survives_a_round_trip_through_state_json():
 
     p = plan(DebateFlags(question="q", proxies=("gemini",), files=("a.py",)))
     assert DebatePlan.from_json(p.to_json()) == p
+
+
+def test_quick_seats_no_proxies_even_when_the_config_names_some_and_no_blind_take():
+    config = {"roles": {"proxies": ["gemini"]}}
+    quick = plan(DebateFlags(question="q", preset="quick"), config)
+    assert quick.proxies == () and quick.blind is False
+    assert (quick.rounds, quick.advocate.effort) == (2, "low")
+    given = plan(DebateFlags(question="q", preset="quick", proxies=("gemini",)), config)
+    assert [p.cli for p in given.proxies] == ["gemini"]
+    assert [p.cli for p in plan(config=config).proxies] == ["gemini"]  # no preset: the file's
+
+
+def test_balanced_is_the_defaults_and_deep_derives_from_the_registry():
+    from council.adapters import registered
+    from council.config import builtin_presets
+
+    balanced = plan(DebateFlags(question="q", preset="balanced"))
+    assert (balanced.rounds, balanced.advocate.effort, balanced.blind) == (2, "high", True)
+    deep = builtin_presets()["deep"]
+    strongest = {n: c.strongest_model for n, c in registered().items() if c.strongest_model}
+    assert (deep.rounds, deep.effort, dict(deep.models)) == (3, "xhigh", strongest)
+    # gemini declares no strongest effort: the preset's effort for every seat reaches it.
+    p = plan(DebateFlags(question="q", preset="deep", advocate="gemini", critic="codex"))
+    assert (p.advocate.model, p.advocate.effort) == (None, "xhigh")
+    # --effort still beats the preset, a seat spec beats both.
+    p = plan(DebateFlags(question="q", preset="deep", effort="low", critic="codex#medium"))
+    assert (p.advocate.effort, p.critic.effort) == ("low", "medium")
+
+
+def test_a_user_preset_is_added_and_one_of_a_built_in_name_replaces_it():
+    config = {"presets": {"mine": {"rounds": 4, "proxies": []}, "quick": {"rounds": 3}}}
+    assert plan(DebateFlags(question="q", preset="mine"), config).rounds == 4
+    quick = plan(DebateFlags(question="q", preset="quick"), config)
+    assert (quick.rounds, quick.advocate.effort, quick.blind) == (3, None, True)

@@ -49,6 +49,13 @@ class CliSettings:
     output: str = "stdout"
     model_flag: str | None = None
     tty: bool = False
+    # The arguments of the version probe; None: the adapter's own (`--version`), (): no probe
+    # (READY then only checks that the executable exists).
+    version_args: tuple[str, ...] | None = None
+    # Accepted and stored from docs/spec/config.md, not acted on yet: council has no lean
+    # prompt mode and no warm CLI workers (every call spawns its CLI).
+    lean: bool = True
+    warm: bool = True
 
 
 @dataclass(frozen=True)
@@ -273,6 +280,10 @@ class Adapter:
     soft_timeout_high_s: ClassVar[float] = 300.0
     high_efforts: ClassVar[frozenset[str]] = frozenset({"xhigh", "max"})
     efforts: ClassVar[frozenset[str] | None] = None  # None: the CLI takes no effort setting
+    # What the built-in `deep` preset seats this CLI with. None: council knows no better than
+    # the CLI's own default (the model) or the preset's effort (the effort).
+    strongest_model: ClassVar[str | None] = None
+    strongest_effort: ClassVar[str | None] = None
     rate_limit_patterns: ClassVar[tuple[re.Pattern[str], ...]] = RATE_LIMIT_PATTERNS
     auth_patterns: ClassVar[tuple[re.Pattern[str], ...]] = AUTH_PATTERNS
     # Texts a CLI shows when it waits at an interactive prompt (only read under a terminal).
@@ -306,16 +317,18 @@ class Adapter:
         found = shutil.which(command[0])
         return (found, *command[1:]) if found else None
 
-    def version_argv(self) -> tuple[str, ...]:
+    def version_argv(self) -> tuple[str, ...] | None:
+        """The version probe's arguments; None: this CLI has no probe (READY only checks that
+        the executable exists, and the version stays unknown)."""
         return ("--version",)
 
     def read_version(self, exit_code: int | None, stdout: str, stderr: str) -> VersionInfo:
         match = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?", stdout or stderr)
         if exit_code != 0 or not match:
+            probe = " ".join((self.binary, *(self.version_argv() or ())))
             return VersionInfo(
                 None,
-                unusable=f"`{self.binary} --version` failed: "
-                f"{first_line(stderr or stdout) or f'exit {exit_code}'}",
+                unusable=f"`{probe}` failed: {first_line(stderr or stdout) or f'exit {exit_code}'}",
             )
         return VersionInfo(match.group(0))
 

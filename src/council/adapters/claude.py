@@ -51,6 +51,10 @@ class ClaudeAdapter(Adapter):
     soft_timeout_s = 600.0
     soft_timeout_high_s = 900.0
     efforts = frozenset({"low", "medium", "high", "xhigh", "max"})
+    # `opus` is the CLI's own alias for its latest Opus model (`claude --help`, --model): an
+    # alias, so it does not go stale with the next release. `max` tops --effort (clis.md).
+    strongest_model = "opus"
+    strongest_effort = "max"
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [

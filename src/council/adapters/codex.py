@@ -44,6 +44,9 @@ class CodexAdapter(Adapter):
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})
+    # The model docs/spec/config.md gives codex in its `deep` preset (clis.md names none).
+    strongest_model = "gpt-5.2"
+    strongest_effort = "xhigh"
     # codex 0.169.0 when a provider's key variable is unset:
     # "ERROR: Missing environment variable: `OPENAI_API_KEY`." (exit 1)
     auth_patterns = (

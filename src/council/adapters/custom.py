@@ -5,7 +5,9 @@ command, or is appended), `arg` (the prompt text replaces `{prompt}`, or is appe
 `output`: `stdout` (default), `file` (the CLI writes to the path that replaces
 `{answer_file}`, which the command must contain), `json:<dotted.path>` (stdout is JSON or
 JSONL; the last value's field at that path, list indexes allowed: `choices.0.text`).
-`tty: true` runs it under a pseudo-terminal.
+`tty: true` runs it under a pseudo-terminal. `version_args` are the version probe's
+arguments (default `--version`); `[]` skips the probe, for a CLI that has no such flag (it
+might take `--version` as a prompt, or wait for one).
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ class CustomAdapter(Adapter):
         assert settings.command, "a user-defined CLI needs a command"
         self.vendor = f"custom:{settings.name}"  # its own vendor: no other CLI's keys
         self.binary = settings.command[0]
+
+    def version_argv(self) -> tuple[str, ...] | None:
+        version_args = self.settings.version_args
+        if version_args is None:
+            return super().version_argv()
+        return version_args or None  # []: no probe at all, not a bare run of the command
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         s = self.settings

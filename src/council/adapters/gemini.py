@@ -39,6 +39,10 @@ class GeminiAdapter(Adapter):
     host_files = (("gemini/commands/debate.toml", "commands/debate.toml"),)
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
+    # Unknown: clis.md names no gemini model, and without -m the CLI routes each prompt to a
+    # model itself. gemini takes no effort setting.
+    strongest_model = None
+    strongest_effort = None
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]

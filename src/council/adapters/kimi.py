@@ -51,6 +51,10 @@ class KimiAdapter(Adapter):
     soft_timeout_high_s = 600.0
     high_efforts = frozenset({"high", "xhigh", "max"})  # thinking on
     efforts = frozenset({"low", "medium", "high", "xhigh", "max"})
+    # Unknown: the model comes from the login's provider set-up and clis.md names none. Effort
+    # is only thinking on or off here, and the preset's xhigh already turns it on.
+    strongest_model = None
+    strongest_effort = None
     # With no login or key: kimi-cli 1.51.0 prints "LLM not set" (stdout, exit 1); kimi-code
     # 2.1.0 "No model configured. Run `kimi` and use /login to sign in" (stderr, exit 1).
     auth_patterns = (

@@ -34,6 +34,10 @@ class PiAdapter(Adapter):
     soft_timeout_high_s = 900.0
     high_efforts = frozenset({"xhigh"})
     efforts = frozenset({"off", "minimal", "low", "medium", "high", "xhigh"})
+    # Unknown: pi's model is a provider/model pair from the user's own set-up (clis.md names
+    # none). xhigh tops --thinking.
+    strongest_model = None
+    strongest_effort = "xhigh"
     # pi 0.73.1 with no key anywhere: "No API key found for the selected model." (exit 1)
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no api key found", re.I))
 

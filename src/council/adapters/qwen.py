@@ -39,6 +39,10 @@ class QwenAdapter(Adapter):
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no auth type is selected", re.I))
+    # Unknown: qwen's model is whatever its auth set up (OPENAI_MODEL, settings); clis.md names
+    # none. qwen takes no effort setting.
+    strongest_model = None
+    strongest_effort = None
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]

@@ -23,6 +23,9 @@ class SimAdapter(Adapter):
     soft_timeout_s = 60.0
     soft_timeout_high_s = 60.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh", "max"})
+    # The simulator has no models; the preset's effort reaches it as given.
+    strongest_model = None
+    strongest_effort = None
 
     def locate(self) -> tuple[str, ...] | None:
         if self.settings.command:

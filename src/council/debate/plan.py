@@ -1,9 +1,11 @@
-"""What a debate will do, decided once from flags, preset, config file and defaults.
+"""What a debate will do, decided once from flags, preset, config files and defaults.
 
-Precedence lives in `resolve_plan` only: a flag beats a preset, a preset beats the config file,
-the config file beats the built-in default. A seat spec (`cli[:model][#effort]`) beats
-`--model`/`--effort` for that seat. Per-CLI settings of the config file (`clis.<name>.model`,
-`effort`, `timeout_s`) apply inside the adapter when nothing above set them.
+Precedence is `council.config.pick`'s, applied in `plan_settings` only: a flag beats a preset,
+a preset beats the project file, the project file the user file, the user file the built-in
+default. A seat spec (`cli[:model][#effort]`) beats `--model`/`--effort` for that seat, and a
+preset's effort for one CLI (`efforts`) beats its effort for every seat. Per-CLI settings of
+the config files (`clis.<name>.model`, `effort`, `timeout_s`) apply inside the adapter when
+nothing above set them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from council.adapters import adapter_for, default_order
-from council.config import EFFORTS, Config
+from council.config import (
+    DEFAULT_SOURCE,
+    EFFORTS,
+    FLAG_SOURCE,
+    Config,
+    Level,
+    Preset,
+    Source,
+    Sourced,
+    pick,
+)
 from council.debate.seating import pick_advocate, pick_lead, pick_other_vendor
 from council.errors import ConfigError, NoUsableCliError, UsageError
 
@@ -91,6 +103,7 @@ class DebatePlan:
     context_lines: int = 15
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
+    blind: bool = True  # carried for the BLIND TAKE phase, which is not built yet
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -129,25 +142,69 @@ class DebatePlan:
         return cls(**values)
 
 
+def find_preset(name: str | None, config: Config) -> Preset | None:
+    if name is None:
+        return None
+    preset = config.presets.get(name)
+    if preset is None:
+        raise UsageError(f"unknown preset '{name}': use one of {', '.join(config.presets)}")
+    return preset
+
+
+def plan_settings(flags: DebateFlags, config: Config) -> dict[str, Sourced]:
+    """The settings a flag, a preset and the config files may all give, each with its value
+    and source: the roles, `rounds`, `quorum`, `proxies`, `blind`, and `effort` (every
+    seat's; a seat's own is `seat_effort`). The one place where flag > preset > project file >
+    user file > default meets."""
+    preset = find_preset(flags.preset, config)
+
+    def setting(flag: Any, preset_key: str | None, config_key: str | None) -> Sourced:
+        candidates = [Sourced(flag, FLAG_SOURCE)]
+        if preset is not None and preset_key is not None:
+            candidates.append(Sourced(getattr(preset, preset_key), _preset_source(preset)))
+        candidates.append(
+            config.sourced(config_key) if config_key else Sourced(None, DEFAULT_SOURCE)
+        )
+        return pick(*candidates)
+
+    return {
+        "advocate": setting(flags.advocate, None, "roles.advocate"),
+        "critic": setting(flags.critic, None, "roles.critic"),
+        "lead": setting(flags.lead, None, "roles.lead"),
+        "rounds": setting(flags.rounds, "rounds", "debate.rounds"),
+        "quorum": setting(flags.quorum, "quorum", "debate.quorum"),
+        "proxies": setting(flags.proxies, "proxies", "roles.proxies"),
+        "blind": setting(None, "blind", "debate.blind"),  # no --no-blind flag yet
+        "effort": setting(flags.effort, "effort", None),
+    }
+
+
+def seat_effort(spec: SeatSpec, every_seat: Sourced, preset: Preset | None) -> str | None:
+    """A seat's effort: its seat spec, else --effort, else the preset's effort for its CLI,
+    else the preset's effort for every seat (else None: the CLI's config, then its own)."""
+    if spec.effort:
+        return spec.effort
+    own = Sourced(preset.efforts.get(spec.cli), _preset_source(preset)) if preset else None
+    return pick(*filter(None, (own, every_seat))).value
+
+
+def _preset_source(preset: Preset) -> Source:
+    return Source(Level.PRESET, preset.name)
+
+
 def resolve_plan(
     flags: DebateFlags, config: Config, installed: Callable[[str], bool] | None = None
 ) -> DebatePlan:
-    """The one place where flags, preset, config file and defaults meet."""
+    """Everything a debate will do, from flags, preset, config files and defaults."""
     is_installed = installed or (lambda name: adapter_for(name, config.clis).locate() is not None)
-    preset = None
-    if flags.preset is not None:
-        preset = config.presets.get(flags.preset)
-        if preset is None:
-            raise UsageError(
-                f"unknown preset '{flags.preset}': use one of {', '.join(config.presets)}"
-            )
+    settings = plan_settings(flags, config)
+    preset = find_preset(flags.preset, config)
     debate = config.debate
 
-    rounds = _first(flags.rounds, preset and preset.rounds, debate.rounds)
+    rounds = settings["rounds"].value
     if rounds not in ROUNDS:
         raise UsageError(f"--rounds must be 2 to 5, not {rounds}")
-    quorum = _first(flags.quorum, preset and preset.quorum, debate.quorum)
-    effort = _first(flags.effort, preset and preset.effort)
+    quorum = settings["quorum"].value
     models = {**(preset.models if preset else {}), **_pairs(flags.models, ":", "--model")}
     timeouts = {
         cli: _seconds(value, cli) for cli, value in _pairs(flags.timeouts, "=", "--timeout").items()
@@ -162,7 +219,7 @@ def resolve_plan(
             role=role,
             cli=cli,
             model=spec.model or models.get(spec.cli),
-            effort=spec.effort or effort,
+            effort=seat_effort(spec, settings["effort"], preset),
             soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
         )
 
@@ -177,7 +234,7 @@ def resolve_plan(
     def vendor_of(cli: str) -> str:
         return adapter_for(cli, config.clis).vendor
 
-    advocate_spec = spec_of(_first(flags.advocate, config.roles.advocate))
+    advocate_spec = spec_of(settings["advocate"].value)
     if advocate_spec is None:
         first = "sim" if flags.sim else pick_advocate(is_installed)
         if first is None:
@@ -186,11 +243,11 @@ def resolve_plan(
                 "(see `council doctor`) or try council offline with --sim"
             )
         advocate_spec = SeatSpec(first)
-    critic_spec = spec_of(_first(flags.critic, config.roles.critic)) or SeatSpec(
+    critic_spec = spec_of(settings["critic"].value) or SeatSpec(
         pick_other_vendor(advocate_spec.cli, is_installed, vendor_of) or advocate_spec.cli
     )
 
-    lead_text = _first(flags.lead, config.roles.lead)
+    lead_text = settings["lead"].value
     lead: SeatPlan | None
     if lead_text == CALLER:
         lead = None
@@ -200,7 +257,7 @@ def resolve_plan(
         )
         lead = seat("lead", "lead", lead_spec)
 
-    proxy_texts = _first(flags.proxies, preset.proxies if preset else None, config.roles.proxies)
+    proxy_texts = settings["proxies"].value
     seated = {advocate_spec.cli, critic_spec.cli}
     proxy_specs: list[SeatSpec] = []
     for text in proxy_texts or ():
@@ -235,6 +292,7 @@ def resolve_plan(
         context_lines=debate.context_lines,
         ready_timeout_s=debate.ready_timeout_s,
         hard_timeout_factor=debate.hard_timeout_factor,
+        blind=settings["blind"].value,
         simulated=flags.sim,
         allow_outside=flags.allow_outside,
         allow_secrets=flags.allow_secrets,
@@ -242,10 +300,6 @@ def resolve_plan(
         extra_patterns=config.redact.extra_patterns,
         allow_files=config.redact.allow_files,
     )
-
-
-def _first(*values: Any) -> Any:
-    return next((v for v in values if v is not None), None)
 
 
 def _check_name(cli: str, config: Config) -> None:

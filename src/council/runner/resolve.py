@@ -23,21 +23,26 @@ class Resolution:
 
 
 async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> Resolution:
-    """Locate the CLI and run its version probe (never the bare command: see kimi)."""
+    """Locate the CLI and run its version probe (never the bare command: see kimi), unless the
+    adapter has none."""
     command = adapter.locate()
     if command is None:
         hint = f"; install: {adapter.install_hint}" if adapter.install_hint else ""
         missing = f"`{adapter.command()[0]}` not found on PATH{hint}"
         return Resolution(adapter, None, problem=missing, found=False)
+    version_args = adapter.version_argv()
+    if version_args is None:
+        # A CLI without a version probe (`version_args: []`): found is all READY can know.
+        info = VersionInfo(None)
+        return Resolution(adapter, Tool(adapter.display_name, tuple(command)), info)
     probe = await run_probe(
-        [*command, *adapter.version_argv()], env=adapter_env(adapter), timeout_s=timeout_s
+        [*command, *version_args], env=adapter_env(adapter), timeout_s=timeout_s
     )
     if probe.error:
         return Resolution(adapter, None, problem=probe.error)
     if probe.timed_out:
-        return Resolution(
-            adapter, None, problem=f"`{command[0]} --version` did not answer within {timeout_s:g}s"
-        )
+        shown = " ".join((command[0], *version_args))
+        return Resolution(adapter, None, problem=f"`{shown}` did not answer within {timeout_s:g}s")
     info = adapter.read_version(probe.exit_code, probe.stdout, probe.stderr)
     if info.unusable:
         return Resolution(adapter, None, info, problem=info.unusable)

@@ -1,0 +1,85 @@
+"""Finding the config files and reading their YAML.
+
+The project file is `./council.yaml`, or the `--config PATH` that replaces it; the user file is
+`$XDG_CONFIG_HOME/council/config.yaml` (default `~/.config/council/config.yaml`). Both are read
+when both exist: `load_config` merges them, the project file over the user file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from council.config.layers import Level, Source, file_source
+from council.config.model import CONFIG_NAME
+from council.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    path: Path
+    level: Level  # PROJECT or USER
+
+    @property
+    def source(self) -> Source:
+        return file_source(self.level, self.path)
+
+
+def user_config_path(environ: Mapping[str, str]) -> Path | None:
+    """None when neither XDG_CONFIG_HOME nor HOME says where the user's files are."""
+    if xdg := environ.get("XDG_CONFIG_HOME"):
+        return Path(xdg) / "council" / "config.yaml"
+    if home := environ.get("HOME"):
+        return Path(home) / ".config" / "council" / "config.yaml"
+    return None
+
+
+def find_config_files(
+    explicit: Path | None, cwd: Path, environ: Mapping[str, str]
+) -> tuple[ConfigFile, ...]:
+    """The files to merge, highest precedence first: the project file, then the user file."""
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"{explicit}: config file not found; check the --config path")
+        project: Path | None = explicit
+    else:
+        local = cwd / CONFIG_NAME
+        project = local if local.is_file() else None
+    user = user_config_path(environ)
+    found = []
+    if project is not None:
+        found.append(ConfigFile(project, Level.PROJECT))
+    if user is not None and user.is_file() and not _same_file(user, project):
+        found.append(ConfigFile(user, Level.USER))
+    return tuple(found)
+
+
+def read_yaml(path: Path) -> Any:
+    """The file's YAML value (None for an empty file); a syntax error names the line."""
+    import yaml  # only when there is a file: keeps start-up light
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, context_mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and context_mark is not None and context_mark.line != getattr(mark, "line", -1):
+            # An unclosed bracket is found at the end of the file: say where it opened.
+            problem += f" ({context} on line {context_mark.line + 1})"
+        raise ConfigError(f"{path}:{where}: YAML syntax error: {problem}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the config file is not UTF-8 text") from None
+
+
+def _same_file(a: Path, b: Path | None) -> bool:
+    # `--config ~/.config/council/config.yaml` names the user file as the project file: once.
+    try:
+        return b is not None and a.samefile(b)
+    except OSError:
+        return False

@@ -1,0 +1,110 @@
+"""What council.yaml holds, as frozen objects, and the built-in defaults and presets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from council.adapters.base import CliSettings
+from council.config.layers import DEFAULT_SOURCE, KeyPath, Source, Sourced
+
+CONFIG_NAME = "council.yaml"
+WORD_KEYS = ("proposal", "challenge", "proxy", "respond", "rebuttal", "final_summary")
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
+
+
+@dataclass(frozen=True)
+class Roles:
+    advocate: str | None = None
+    critic: str | None = None
+    lead: str | None = None
+    proxies: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DebateSettings:
+    rounds: int = 2
+    quorum: int = 1
+    words: Mapping[str, int] = field(
+        default_factory=lambda: {
+            "proposal": 300,
+            "challenge": 300,
+            "proxy": 200,
+            "respond": 300,
+            "rebuttal": 200,
+            "final_summary": 200,
+        }
+    )
+    context_lines: int = 15
+    file_lines: int = 500
+    total_lines: int = 2000
+    ready_timeout_s: float = 60.0
+    hard_timeout_factor: float = 1.5
+    # Accepted and stored (docs/spec/config.md), not acted on yet: the BLIND TAKE phase is not
+    # built (the plan carries `blind` for it), and every call starts its CLI (no warm workers).
+    blind: bool = True
+    max_warm_seats: int = 4
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What `--preset NAME` sets over the config file. None (or empty): the preset leaves it."""
+
+    name: str
+    rounds: int | None = None
+    effort: str | None = None  # every seat's
+    quorum: int | None = None
+    models: Mapping[str, str] = field(default_factory=dict)  # by CLI name
+    efforts: Mapping[str, str] = field(default_factory=dict)  # by CLI name, over `effort`
+    proxies: tuple[str, ...] | None = None  # (): no proxies, whatever roles.proxies says
+    blind: bool | None = None
+
+
+def builtin_presets() -> dict[str, Preset]:
+    """quick, balanced and deep (docs/spec/config.md). deep seats every CLI on its vendor's
+    strongest model and effort, as each registered adapter declares them; computed on each
+    call because the registry can grow (a registered adapter joins deep at once)."""
+    from council.adapters import registered
+
+    adapters = registered()
+    return {
+        "quick": Preset("quick", rounds=2, effort="low", proxies=(), blind=False),
+        "balanced": Preset("balanced", rounds=2, effort="high"),
+        "deep": Preset(
+            "deep",
+            rounds=3,
+            effort="xhigh",
+            models={n: c.strongest_model for n, c in adapters.items() if c.strongest_model},
+            efforts={n: c.strongest_effort for n, c in adapters.items() if c.strongest_effort},
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class RedactSettings:
+    extra_patterns: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """The merged configuration. `files`: the files it was read from, highest precedence
+    first; `origins`: the file each value given in one came from, by key path (a key path
+    not in it holds the built-in default)."""
+
+    files: tuple[Path, ...] = ()
+    roles: Roles = field(default_factory=Roles)
+    debate: DebateSettings = field(default_factory=DebateSettings)
+    presets: Mapping[str, Preset] = field(default_factory=builtin_presets)
+    clis: Mapping[str, CliSettings] = field(default_factory=dict)
+    scratchpad: str = ".scratchpad"
+    redact: RedactSettings = field(default_factory=RedactSettings)
+    origins: Mapping[KeyPath, Source] = field(default_factory=dict)
+
+    def sourced(self, key: KeyPath) -> Sourced:
+        """A top-level setting by key path (`debate.rounds`), with where it came from."""
+        value: object = self
+        for part in key.split("."):
+            value = getattr(value, part)
+        return Sourced(value, self.origins.get(key, DEFAULT_SOURCE))
