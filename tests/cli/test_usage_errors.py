@@ -46,7 +46,18 @@ CASES = [
     (["resume", "debate-20990101-000000-zzzz"], 2, "no run 'debate-20990101-000000-zzzz'"),
     (["doctor", "--timeout", "0"], 2, "'--timeout': 0.0 is not in the range x>=0.5"),
     (["doctor", "--bogus"], 2, "No such option '--bogus'"),
-    (["schema", "extra"], 2, "Got unexpected extra argument (extra)"),
+    (["schema", "extra"], 2, "'extra' is not one of 'result', 'config', 'review'"),
+    (["schema", "result", "config"], 2, "Got unexpected extra argument (config)"),
+    (["schema", "review"], 2, "`council review` does not exist yet, so it has no schema"),
+    (["config"], 2, "Usage: council config"),
+    (["config", "hide"], 2, "No such command 'hide'"),
+    (["config", "show", "--bogus"], 2, "No such option '--bogus'"),
+    (["config", "show", "--preset", "fast"], 2, "unknown preset 'fast': use one of quick"),
+    (["--config", "missing.yaml", "config", "show"], 4, "missing.yaml: config file not found"),
+    (["init", "--bogus"], 2, "No such option '--bogus'"),
+    (["init", "--timeout", "0"], 2, "'--timeout': 0.0 is not in the range x>=0.5"),
+    (["completion"], 2, "Missing argument '{bash|zsh|fish}'"),
+    (["completion", "tcsh"], 2, "'tcsh' is not one of 'bash', 'zsh', 'fish'"),
     (["wait"], 2, "Missing argument 'ID'"),
     (["wait", "last"], 2, "no runs in"),
     (["wait", "x", "--timeout", "-1"], 2, "'--timeout': -1.0 is not in the range x>=0"),
@@ -84,6 +95,13 @@ def test_a_config_error_names_the_file_and_the_key(runner, tmp_path):
     assert "council.yaml: debate.rounds: expected an integer from 2 to 5, got 7" in result.output
 
 
+def test_init_refuses_to_overwrite_and_names_the_file_and_force(runner, tmp_path):
+    (tmp_path / "council.yaml").write_text("version: 1\n")
+    result = runner.invoke(cli, ["init"], prog_name="council")
+    assert result.exit_code == 2
+    assert "council.yaml exists; use --force to overwrite it" in result.output
+
+
 def test_a_bug_is_reported_briefly_with_exit_1(runner, monkeypatch):
     def broken(*_args, **_kwargs):
         raise RuntimeError("planted")
@@ -102,3 +120,6 @@ def test_every_command_has_help_with_an_example(runner):
         result = runner.invoke(cli, [name, "--help"], prog_name="council")
         assert result.exit_code == 0, name
         assert "Example" in result.output, name
+        for sub in getattr(command, "commands", {}):  # a group's commands too (config show)
+            result = runner.invoke(cli, [name, sub, "--help"], prog_name="council")
+            assert result.exit_code == 0 and "Example" in result.output, f"{name} {sub}"

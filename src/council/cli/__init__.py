@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import gc
 
-from council.cli import debate, doctor, mcp, runs, schema, skill  # noqa: F401 - each registers
+from council.cli import (  # noqa: F401 - each registers its commands
+    completion,
+    config,
+    debate,
+    doctor,
+    init,
+    mcp,
+    runs,
+    schema,
+    skill,
+)
 from council.cli.app import cli
 
 
