@@ -174,6 +174,7 @@ class Default:
 
 WORD_LIMITS = {
     "proposal": (300, lambda: limit_md("PROPOSAL", r"(\d+) words")),
+    "blind": (150, lambda: limit_md("BLIND", r"(\d+) each")),
     "challenge": (300, lambda: limit_md("CHALLENGE", r"critic (\d+)")),
     "proxy": (200, lambda: limit_md("CHALLENGE", r"proxy (\d+)")),
     "respond": (300, lambda: limit_md("RESPOND", r"(\d+)")),
@@ -684,7 +685,7 @@ def test_a_debate_with_nothing_set_runs_two_rounds(project):
     result = debate(project)
     assert result["rounds"] == {"requested": 2, "run": 2, "stopped_early": False}
     phases = [(c["phase"], c["round"]) for c in result["contributions"]]
-    assert phases == [("PROPOSAL", 1), ("CHALLENGE", 2), ("RESPOND", 2)]
+    assert phases == [("PROPOSAL", 1), ("BLIND_TAKE", 1), ("CHALLENGE", 2), ("RESPOND", 2)]
 
 
 def test_one_answered_challenge_meets_the_default_quorum_and_none_does_not(project):

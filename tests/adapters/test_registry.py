@@ -103,7 +103,10 @@ def test_a_registered_cli_sits_as_a_proxy_in_a_simulated_debate(echo, tmp_path):
     assert run.exit_code == 0, run.result["warnings"]
     seat = next(s for s in run.result["seats"] if s["name"] == "proxy-echo")
     assert (seat["cli"], seat["version"], seat["status"]) == ("echo", "3.1.4", "ok")
-    (challenge,) = [c for c in run.result["contributions"] if c["seat"] == "proxy-echo"]
+    contributions = run.result["contributions"]
+    (challenge,) = [
+        c for c in contributions if c["seat"] == "proxy-echo" and c["phase"] == "CHALLENGE"
+    ]
     # Its own vendor's variable reached it through the allow-list.
     assert challenge["text"] == (
         "Echo answers CHALLENGE: the cache needs an eviction policy. key=k-123"

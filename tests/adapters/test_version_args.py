@@ -82,7 +82,10 @@ def test_a_cli_without_version_sits_as_a_proxy_in_a_simulated_debate(mine, tmp_p
     assert run.exit_code == 0, run.result["warnings"]
     seat = next(s for s in run.result["seats"] if s["name"] == "proxy-mine")
     assert (seat["cli"], seat["version"], seat["status"]) == ("mine", None, "ok")
-    (challenge,) = [c for c in run.result["contributions"] if c["seat"] == "proxy-mine"]
+    contributions = run.result["contributions"]
+    (challenge,) = [
+        c for c in contributions if c["seat"] == "proxy-mine" and c["phase"] == "CHALLENGE"
+    ]
     assert challenge["text"].startswith("Mine answers CHALLENGE: bound the cache")
 
 

@@ -117,7 +117,9 @@ def test_every_challenger_gets_the_same_round_context_block(project):
         for seat in ("critic", "proxy-sim", "proxy-sim-2"):
             prompt = (record / f"{seat}-r{round_no}-prompt.md").read_text()
             start = prompt.index(f"## Round {round_no} context")
-            blocks.add(prompt[start : prompt.index("## Your task", start)])
+            # The round block ends where a seat's own part begins (its blind take, its task).
+            end = min(prompt.find(h, start) % len(prompt) for h in ("## Your own", "## Your task"))
+            blocks.add(prompt[start:end])
         assert len(blocks) == 1
     proxy_prompt = (record / "proxy-sim-r2-prompt.md").read_text()
     assert proxy_prompt.startswith("IMPORTANT: You are an independent analyst")
@@ -167,7 +169,11 @@ def test_a_hung_proxy_does_not_hold_up_respond_and_ends_as_timeout(project):
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
     respond = next(m for m in transcript if m["action"] == "RESPOND")
-    hung = next(m for m in transcript if m["kind"] == "broadcast" and m["from"] == "proxy-sim-slow")
+    hung = next(
+        m
+        for m in transcript
+        if m["kind"] == "broadcast" and m["from"] == "proxy-sim-slow" and m["phase"] == "CHALLENGE"
+    )
     assert respond["seq"] < hung["seq"]  # RESPOND went out while the proxy still hung
     assert hung["meta"]["status"] == "timeout"
     assert "progressive wait" in run.stderr
@@ -181,7 +187,11 @@ def test_a_proxy_answering_after_its_soft_timeout_is_late_and_reaches_the_decisi
     run = project.run("debate", QUESTION, "--sim", "--with", "sim,sim-slow", "--json")
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
-    late = next(c for c in result["contributions"] if c["seat"] == "proxy-sim-slow")
+    late = next(
+        c
+        for c in result["contributions"]
+        if c["seat"] == "proxy-sim-slow" and c["phase"] == "CHALLENGE"
+    )
     assert late["status"] == "late"
     decision_prompt = (project.record() / "lead-decision-prompt.md").read_text()
     # Named as the lead sees every seat: by role and letter (the third challenger, Seat C).
@@ -272,7 +282,8 @@ def interrupted_in_challenge(project: Project, sig: int) -> tuple[subprocess.Pop
 
     def critic_answered() -> bool:
         return bool(project.records()) and any(
-            m["kind"] == "broadcast" and m["from"] == "critic" for m in project.transcript()
+            m["kind"] == "broadcast" and m["from"] == "critic" and m["phase"] == "CHALLENGE"
+            for m in project.transcript()
         )
 
     try:

@@ -125,6 +125,11 @@ output_option = click.option(
 @click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
 @click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
 @click.option(
+    "--no-blind",
+    is_flag=True,
+    help="Skip the BLIND TAKE (each challenger's own first answer, beside the proposal).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -152,6 +157,7 @@ def debate(
     scratchpad: str | None,
     allow_outside: bool,
     allow_secrets: bool,
+    no_blind: bool,
     detach: bool,
 ) -> ExitCode:
     """Run a structured debate and print the DECISION.
@@ -184,6 +190,7 @@ def debate(
         scratchpad=scratchpad,
         allow_outside=allow_outside,
         allow_secrets=allow_secrets,
+        no_blind=no_blind,
     )
     config = state.config()
     if detach:

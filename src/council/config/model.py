@@ -10,7 +10,7 @@ from council.adapters.base import CliSettings
 from council.config.layers import DEFAULT_SOURCE, KeyPath, Source, Sourced
 
 CONFIG_NAME = "council.yaml"
-WORD_KEYS = ("proposal", "challenge", "proxy", "respond", "rebuttal", "final_summary")
+WORD_KEYS = ("proposal", "blind", "challenge", "proxy", "respond", "rebuttal", "final_summary")
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
 
 
@@ -29,6 +29,7 @@ class DebateSettings:
     words: Mapping[str, int] = field(
         default_factory=lambda: {
             "proposal": 300,
+            "blind": 150,
             "challenge": 300,
             "proxy": 200,
             "respond": 300,
@@ -42,7 +43,7 @@ class DebateSettings:
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
     # Accepted and stored (docs/spec/config.md), not acted on yet: the BLIND TAKE phase is not
-    # built (the plan carries `blind` for it), and every call starts its CLI (no warm workers).
+    # every call starts its CLI (no warm workers).
     blind: bool = True
     max_warm_seats: int = 4
 

@@ -66,7 +66,7 @@ def render_template(
         _line(1, "total_lines", debate.pop("total_lines"), "of all files together"),
         _line(1, "ready_timeout_s", debate.pop("ready_timeout_s"), "for a seat's READY"),
         _line(1, "hard_timeout_factor", debate.pop("hard_timeout_factor"), "hard = soft x this"),
-        _line(1, "blind", debate.pop("blind"), "BLIND TAKE phase: stored, not acted on yet"),
+        _line(1, "blind", debate.pop("blind"), "BLIND TAKE: each challenger answers alone first"),
         _line(1, "max_warm_seats", debate.pop("max_warm_seats"), "stored, not acted on yet"),
         *(_line(1, key, value) for key, value in debate.items()),  # a key added since
         _line(0, "presets", {}, "your own, over the built-in quick, balanced, deep"),

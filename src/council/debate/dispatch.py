@@ -41,6 +41,9 @@ class Dispatch:
         self.journal = journal
         self.stragglers: dict[str, Pending] = {}
         self.unseen_late: list[Contribution] = []  # late replies the advocate has not seen
+        # Replies that came in while the lead gathered another phase's (a blind take that
+        # beat the proposal): the next gather of their stems finds them here.
+        self.arrived: dict[str, Contribution] = {}
         self.background: TaskGroup | None = None  # set while the seats sit
         self._warmed = False
 
@@ -115,6 +118,9 @@ class Dispatch:
         and the missing one has run its soft timeout; it becomes a straggler."""
         done = {a.stem: a for a in asked if isinstance(a, Contribution)}
         pending = {a.stem: a for a in asked if isinstance(a, Pending)}
+        for stem in [s for s in pending if s in self.arrived]:
+            pending.pop(stem)
+            done[stem] = self.arrived.pop(stem)
         while pending:
             now = anyio.current_time()
             # A worker that never answers (a bug) must not hang the debate.
@@ -147,7 +153,7 @@ class Dispatch:
             contribution = self.absorb(message)
             if contribution is not None and contribution.stem in pending:
                 pending.pop(contribution.stem)
-                done[contribution.stem] = contribution
+                done[contribution.stem] = self.arrived.pop(contribution.stem)
         return [done[a.stem] for a in asked if a.stem in done]
 
     async def wait_for_stragglers(self) -> None:
@@ -179,6 +185,8 @@ class Dispatch:
         self._show(contribution, reply)
         if late:
             self.unseen_late.append(contribution)
+        else:
+            self.arrived[contribution.stem] = contribution
         return contribution
 
     def _show(self, contribution: Contribution, reply: Reply) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from council.config import Config
+from council.config import Config, DebateSettings
 from council.context import DebateContext, Redactor, files_block, refresh_technical_context
 from council.debate.bus import Bus
 from council.debate.calls import Tuning
@@ -111,7 +111,11 @@ class Lead:
     def round_block(self, round_no: int) -> str:
         """Built once per round and sent byte for byte to every challenger."""
         position = self.position()
-        views = [c for c in self.state.contributions() if c.seat != self.plan.advocate.name]
+        views = [
+            c
+            for c in self.state.contributions()
+            if c.seat != self.plan.advocate.name and c.phase != "BLIND_TAKE"
+        ]
         lines = [f"## Round {round_no} context", ""]
         if position is not None:
             lines += [
@@ -129,18 +133,33 @@ class Lead:
         return "\n".join(lines)
 
     def _words(self, key: str) -> int:
-        return int(self.plan.words[key])
+        # A record from before a phase existed lacks its limit: the default then.
+        return int(self.plan.words.get(key) or DebateSettings().words[key])
 
     async def proposal(self, round_no: int) -> None:
+        """PROPOSAL, with the BLIND TAKE beside it: each challenger answers the question on
+        its own while the advocate proposes. The PROPOSAL is on the critical path anyway, so
+        the blind takes cost no wall time unless one is slower than the proposal; a blind
+        take that straggles past its soft timeout is left behind (progressive wait)."""
         await self.journal.enter("PROPOSAL", round_no)
+        files = files_block(self.context)
         asked = await self.dispatch.ask(
             self.plan.advocate,
             "PROPOSAL",
             round_no,
             "proposal",
             self._words("proposal"),
-            files=files_block(self.context),
+            files=files,
         )
+        blind = []
+        if self.plan.blind:
+            for seat in self.roster.seated(self.plan.challengers):
+                extra = {"files": files} if seat.role == "critic" else {}
+                blind.append(
+                    await self.dispatch.ask(
+                        seat, "BLIND_TAKE", round_no, "blind_take", self._words("blind"), **extra
+                    )
+                )
         (proposal,) = await self.dispatch.gather([asked], progressive=False)
         if not proposal.answered:
             self.state.status = "failed"
@@ -149,6 +168,12 @@ class Lead:
                 f"the advocate ({self.plan.advocate.cli}) could not write the proposal: "
                 f"{proposal.detail}; fix that, then `council resume {self.state.id}`"
             )
+        await self.dispatch.gather(blind, progressive=True)
+
+    def blind_take(self, seat: str) -> str:
+        """A challenger's own first answer, for its CHALLENGE prompt ("" when it gave none)."""
+        mine = [c for c in self.state.contributions() if c.seat == seat and c.phase == "BLIND_TAKE"]
+        return mine[0].text if mine and mine[0].answered else ""
 
     async def challenge_and_respond(self, round_no: int) -> None:
         await self.journal.enter("CHALLENGE", round_no)
@@ -169,6 +194,7 @@ class Lead:
                     self._words(limit),
                     vote=self.plan.rounds == 2,  # with two rounds a challenge is the last word
                     round_block=block,
+                    blind=self.blind_take(seat.name) if round_no == 2 else "",
                     **extra,
                 )
             )
@@ -206,7 +232,11 @@ class Lead:
         block = self.round_block(round_no)
         position = self.position()
         advocate = self.plan.advocate.name
-        views = [c for c in self.state.contributions() if c.seat != advocate and c.answered]
+        views = [
+            c
+            for c in self.state.contributions()
+            if c.seat != advocate and c.answered and c.phase != "BLIND_TAKE"
+        ]
         asks = [
             await self.dispatch.ask(
                 self.plan.advocate,

@@ -84,6 +84,7 @@ class DebateFlags:
     scratchpad: str | None = None
     allow_outside: bool = False
     allow_secrets: bool = False
+    no_blind: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class DebatePlan:
     context_lines: int = 15
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
-    blind: bool = True  # carried for the BLIND TAKE phase, which is not built yet
+    blind: bool = True  # the BLIND TAKE phase beside the PROPOSAL
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -174,7 +175,7 @@ def plan_settings(flags: DebateFlags, config: Config) -> dict[str, Sourced]:
         "rounds": setting(flags.rounds, "rounds", "debate.rounds"),
         "quorum": setting(flags.quorum, "quorum", "debate.quorum"),
         "proxies": setting(flags.proxies, "proxies", "roles.proxies"),
-        "blind": setting(None, "blind", "debate.blind"),  # no --no-blind flag yet
+        "blind": setting(False if flags.no_blind else None, "blind", "debate.blind"),
         "effort": setting(flags.effort, "effort", None),
     }
 

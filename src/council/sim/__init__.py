@@ -30,9 +30,10 @@ Phase
     The first line of the form ``ACTION: <PHASE>`` or ``Phase: <PHASE>`` (key case-insensitive,
     optional Markdown decoration such as ``**ACTION:**`` or ``- Phase:``, ``ACTION:PROPOSAL``
     without a space works) whose value names a known phase decides. Known phases: PROPOSAL,
-    CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY (``FINAL SUMMARY`` and ``final-summary`` are
-    accepted), DECISION, CONVERGENCE, REPAIR. Text after the phase name on that line (e.g.
-    ``ACTION: PROPOSAL (round 1)``) is ignored. Lines with unknown values are skipped.
+    BLIND_TAKE (``BLIND TAKE`` accepted), CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY
+    (``FINAL SUMMARY`` and ``final-summary`` are accepted), DECISION, CONVERGENCE, REPAIR.
+    Text after the phase name on that line (e.g. ``ACTION: PROPOSAL (round 1)``) is ignored.
+    Lines with unknown values are skipped.
     Without such a line, keywords decide, most specific first:
 
     1. REPAIR: "repair" (or "malformed" / "not valid JSON") together with "JSON";
@@ -77,8 +78,9 @@ Markers
 
 Replies
 -------
-Text phases (PROPOSAL, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY, UNKNOWN) give one paragraph
-starting with ``[SIMULATED]``. CONVERGENCE gives ``{"converged": bool, "open_blocking": [...]}``.
+Text phases (PROPOSAL, BLIND_TAKE, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY, UNKNOWN) give
+one paragraph starting with ``[SIMULATED]``. CONVERGENCE gives
+``{"converged": bool, "open_blocking": [...]}``.
 DECISION and REPAIR give one JSON object (no fences) with the keys of the ``decision`` object of
 ``docs/spec/outputs.md`` except ``synthesized_by`` (the lead adds that): recommendation (starts with
 ``[SIMULATED]``), consensus, disagreements (``{point, ruling, reason, loop: false}``), tradeoffs,

@@ -9,6 +9,7 @@ import re
 
 PHASES = (
     "PROPOSAL",
+    "BLIND_TAKE",
     "CHALLENGE",
     "RESPOND",
     "REBUTTAL",
@@ -103,6 +104,8 @@ def _phase_name(value: str) -> str | None:
     words = re.findall(r"[A-Za-z]+", value.upper())
     if words[:2] == ["FINAL", "SUMMARY"]:
         return "FINAL_SUMMARY"
+    if words[:2] == ["BLIND", "TAKE"]:
+        return "BLIND_TAKE"
     if words and words[0] in PHASES:
         return words[0]
     return None

@@ -148,6 +148,13 @@ def _proposal(c: _Context) -> list[str]:
     ]
 
 
+def _blind_take(c: _Context) -> list[str]:
+    return [
+        f"{c.label} {c.subject} would answer {c.q} on my own like this: {c.pick(22, _APPROACHES)}.",
+        c.pick(23, _RISKS),
+    ]
+
+
 def _challenge(c: _Context) -> list[str]:
     return [
         f"{c.label} {c.subject} challenge the proposal on {c.q}: the most fragile assumption is "
@@ -280,6 +287,7 @@ def _decision(c: _Context) -> str:
 
 _TEXT_PHASES = {
     "PROPOSAL": _proposal,
+    "BLIND_TAKE": _blind_take,
     "CHALLENGE": _challenge,
     "RESPOND": _respond,
     "REBUTTAL": _rebuttal,
