@@ -68,8 +68,9 @@ def test_fake_clis_on_path_are_listed_with_versions_and_default_seats(tmp_path):
     assert by_name["codex"]["version"] == "0.169.0"
     assert by_name["claude"]["version"] == "2.1.197"
     assert by_name["kimi"]["variant"] == "kimi-cli"
-    assert report["defaults"] == {"advocate": "claude", "critic": "codex", "lead": "claude"}
-    assert by_name["claude"]["default_seats"] == ["advocate", "lead"]
+    assert report["defaults"] == {"advocate": "claude", "critic": "codex", "lead": "codex"}
+    assert by_name["claude"]["default_seats"] == ["advocate"]
+    assert by_name["codex"]["default_seats"] == ["critic", "lead"]
     assert by_name["codex"]["sandbox"] == "-s read-only"
     assert by_name["codex"]["auth"] == {"found": True, "source": "OPENAI_API_KEY"}
     assert by_name["gemini"]["auth"]["found"] is False

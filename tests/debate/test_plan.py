@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from council.config import parse_config
+from council.config import Config, parse_config
 from council.debate.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
 from council.errors import NoUsableCliError, UsageError
 
@@ -26,16 +26,25 @@ def test_a_seat_spec_names_cli_model_and_effort():
         parse_seat_spec("codex#turbo")
 
 
-def test_defaults_take_the_first_installed_advocate_and_a_critic_of_another_vendor():
+def test_defaults_take_the_first_installed_advocate_and_a_critic_and_lead_of_another_vendor():
     p = plan(have=("codex", "gemini"))
-    assert (p.advocate.cli, p.critic.cli, p.lead.cli) == ("codex", "gemini", "codex")
+    assert (p.advocate.cli, p.critic.cli, p.lead.cli) == ("codex", "gemini", "gemini")
     p = plan(have=("claude", "codex"))
-    assert (p.advocate.cli, p.critic.cli, p.lead.cli) == ("claude", "codex", "claude")
+    # No model rules on its own vendor's proposal: claude proposes, codex judges.
+    assert (p.advocate.cli, p.critic.cli, p.lead.cli) == ("claude", "codex", "codex")
 
 
 def test_with_only_one_vendor_the_critic_is_the_same_cli():
     p = plan(have=("qwen",))
     assert p.advocate.cli == p.critic.cli == "qwen"
+
+
+def test_a_lead_of_the_advocates_own_vendor_is_warned_about():
+    from council.debate.run import _own_vendor_lead
+
+    alone = _own_vendor_lead(plan(have=("qwen",)), Config())
+    assert alone is not None and "rules on its own vendor's proposal" in alone
+    assert _own_vendor_lead(plan(have=("claude", "codex")), Config()) is None
 
 
 def test_no_installed_cli_is_exit_3():

@@ -126,7 +126,7 @@ class Lead:
         lines.append("### Views already received")
         for view in views:
             seat = self.labels[view.seat]
-            excerpt = first_words(view.text, 40)
+            excerpt = first_words(view.shown, 40)
             lines.append(f"- {seat}, round {view.round} ({view.status}): {excerpt}")
         if not views:
             lines.append("(none yet)")

@@ -26,7 +26,7 @@ from council.config import (
     Sourced,
     pick,
 )
-from council.debate.seating import pick_advocate, pick_lead, pick_other_vendor
+from council.debate.seating import pick_advocate, pick_other_vendor
 from council.errors import ConfigError, NoUsableCliError, UsageError
 
 CALLER = "caller"
@@ -254,7 +254,9 @@ def resolve_plan(
         lead = None
     else:
         lead_spec = spec_of(lead_text) or SeatSpec(
-            advocate_spec.cli if flags.sim else pick_lead(advocate_spec.cli, is_installed)
+            advocate_spec.cli
+            if flags.sim
+            else pick_other_vendor(advocate_spec.cli, is_installed, vendor_of) or advocate_spec.cli
         )
         lead = seat("lead", "lead", lead_spec)
 

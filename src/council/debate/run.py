@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 
+from council.adapters import adapter_for
 from council.config import Config
 from council.context import (
     DebateContext,
@@ -167,6 +168,8 @@ def prepare_debate(
     )
     for line in setup_report(context):
         progress.info(line)
+    if (warning := _own_vendor_lead(plan, config)) is not None:
+        progress.warn(warning)
     for warning in context.warnings:
         progress.warn(warning)
     if note := protection_note():
@@ -320,6 +323,19 @@ def _council_error(exc: BaseException) -> CouncilError | None:
 def _resolve(cwd: Path, path: str) -> Path:
     candidate = Path(path).expanduser()
     return candidate if candidate.is_absolute() else cwd / candidate
+
+
+def _own_vendor_lead(plan: DebatePlan, config: Config) -> str | None:
+    """A lead of the advocate's own vendor judges its own proposal: say so."""
+    if plan.lead is None or plan.simulated:
+        return None
+    vendor = adapter_for(plan.lead.cli, config.clis).vendor
+    if vendor != adapter_for(plan.advocate.cli, config.clis).vendor:
+        return None
+    return (
+        f"the lead ({plan.lead.cli}) is of the advocate's own vendor and rules on its own "
+        "vendor's proposal; install a CLI of another vendor, or choose one with --lead"
+    )
 
 
 def _setup_line(plan: DebatePlan, context: DebateContext) -> str:

@@ -2,8 +2,8 @@
 section 1).
 
 The one home of the rule, used by the plan of a debate and by `council doctor`: the advocate
-is the first usable CLI in the registry's default order; the critic the first usable one of
-another vendor than the advocate, else the advocate's own CLI.
+is the first usable CLI in the registry's default order; the critic and the lead the first
+usable one of another vendor than the advocate, else the advocate's own CLI.
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ def pick_other_vendor(
     return next((n for n in default_order() if usable(n) and vendor_of(n) != vendor), None)
 
 
-def pick_lead(advocate: str, usable: Callable[[str], bool]) -> str:
-    return "claude" if usable("claude") else advocate
-
-
 def default_seats(usable: Sequence[str], vendor_of: Callable[[str], str]) -> DefaultSeats:
     def is_usable(name: str) -> bool:
         return name in usable
@@ -47,5 +43,7 @@ def default_seats(usable: Sequence[str], vendor_of: Callable[[str], str]) -> Def
     advocate = pick_advocate(is_usable)
     if advocate is None:
         return DefaultSeats(None, None, None)
-    critic = pick_other_vendor(advocate, is_usable, vendor_of) or advocate
-    return DefaultSeats(advocate, critic, pick_lead(advocate, is_usable))
+    # The critic and the lead alike: another vendor than the advocate's, so no model rules
+    # on its own vendor's proposal; the advocate's own CLI only when there is no other.
+    other = pick_other_vendor(advocate, is_usable, vendor_of) or advocate
+    return DefaultSeats(advocate, other, other)

@@ -72,6 +72,12 @@ class Contribution:
     def answered(self) -> bool:
         return self.status in REUSABLE
 
+    @property
+    def shown(self) -> str:
+        """What other seats' prompts quote: the answer, or only that there was none (a failure
+        notice names a seat's CLI, which no other seat may learn)."""
+        return self.text if self.answered else f"(no answer: {self.status})"
+
     @classmethod
     def of(
         cls, reply: Reply, seat: SeatPlan, phase: str, round_no: int, status: str
