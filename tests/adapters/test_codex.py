@@ -53,3 +53,16 @@ def test_codex_timeouts_follow_the_effort():
 
     codex = adapter_for("codex")
     assert codex.soft_timeout(None) == 600 and codex.soft_timeout("xhigh") == 1800
+
+
+async def test_codex_usage_is_none_its_only_figure_being_a_blend_of_input_and_output(
+    fakes, seat_for
+):
+    fakes.set("codex", "ok", cached_tokens=3)
+    outcome = await seat_for("codex").ask(PROMPT)
+    err = outcome.attempts[0].err_file.read_text()
+    assert outcome.status is Status.OK
+    assert outcome.text == expected_answer("codex", PROMPT)
+    # `tokens used` (uncached input + output) is on stderr; it is no figure council keeps.
+    assert "\ntokens used\n" in err
+    assert outcome.usage is None

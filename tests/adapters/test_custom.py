@@ -43,7 +43,8 @@ answer = "custom answer to: " + prompt.splitlines()[1]
 if opt("--out"):
     open(opt("--out"), "w").write(answer)
 elif "--json" in args:
-    print(json.dumps({"choices": [{"message": {"content": answer}}]}))
+    usage = {"prompt_tokens": 12, "completion_tokens": 5}
+    print(json.dumps({"choices": [{"message": {"content": answer}}], "usage": usage}))
 else:
     print(answer)
 """
@@ -90,6 +91,8 @@ async def test_each_input_and_output_mode_delivers_the_answer(
     outcome = await ask(tmp_path, {"command": [sys.executable, tool_script, *extra], **settings})
     assert outcome.status is Status.OK, outcome.detail
     assert outcome.text == "custom answer to: Question: tabs or spaces?"
+    # council knows no user-defined CLI's usage format, even when its JSON carries one.
+    assert outcome.usage is None
 
 
 async def test_a_json_path_that_is_not_there_is_an_error_naming_it(tmp_path, tool_script):

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import answer_calls
 
-from council.adapters.base import Status
+from council.adapters import adapter_for
+from council.adapters.base import RawResult, Status, Usage
+
+from fakes.install import expected_answer, expected_usage
 
 pytestmark = pytest.mark.anyio
 PROMPT = "ACTION: CHALLENGE\nQuestion: which queue?"
@@ -31,3 +36,42 @@ async def test_gemini_exit_41_is_auth_and_not_retried(fakes, seat_for):
 async def test_gemini_effort_is_ignored_because_it_has_no_such_flag(fakes, seat_for):
     outcome = await seat_for("gemini").ask(PROMPT, effort="high")
     assert outcome.status is Status.OK
+
+
+async def test_gemini_usage_is_its_stats_with_cached_tokens_in_and_thoughts_out(fakes, seat_for):
+    # The fake counts 2 cached tokens inside `prompt` and 5 thinking tokens apart from
+    # `candidates`, as the API does.
+    fakes.set("gemini", "ok", cached_tokens=2, reasoning_tokens=5)
+    outcome = await seat_for("gemini").ask(PROMPT, model="gemini-2.5-pro")
+    tokens_in, tokens_out = expected_usage(PROMPT, expected_answer("gemini", PROMPT))
+    assert outcome.usage == Usage(tokens_in, tokens_out, None)
+
+
+def test_gemini_usage_sums_every_model_of_the_run():
+    def model(prompt, candidates, thoughts=0, tool=0):
+        tokens = {"prompt": prompt, "candidates": candidates, "thoughts": thoughts, "tool": tool}
+        return {"tokens": {**tokens, "cached": 0, "input": prompt}}
+
+    # Without -m a routing model answers first.
+    stats = {
+        "models": {
+            "gemini-2.5-flash-lite": model(900, 12),
+            "gemini-2.5-pro": model(1000, 80, 40, 7),
+        }
+    }
+    stdout = json.dumps({"response": "answer", "stats": stats})
+    usage = adapter_for("gemini").read_usage(RawResult(0, stdout, ""))
+    assert usage == Usage(900 + 1000 + 7, 12 + 80 + 40, None)
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    [
+        '{"session_id": "s", "error": {"type": "Error", "message": "500", "code": 500}}',
+        '{"response": "answer", "stats": {"models": {}}}',
+        "not JSON",
+    ],
+    ids=["error-object", "no-models", "text"],
+)
+def test_gemini_output_without_token_stats_reads_as_none_not_zero(stdout):
+    assert adapter_for("gemini").read_usage(RawResult(1, stdout, "")) is None

@@ -93,3 +93,11 @@ def test_kimi_code_stream_takes_the_last_assistant_message():
 def test_kimi_thinking_doubles_the_timeout():
     kimi = adapter_for("kimi")
     assert kimi.soft_timeout(None) == 300 and kimi.soft_timeout("high") == 600
+
+
+@pytest.mark.parametrize("variant", [KIMI_CLI, KIMI_CODE])
+async def test_neither_kimi_reports_usage_in_the_mode_council_runs_it(fakes, seat_for, variant):
+    fakes.set("kimi", "ok", variant=variant)
+    outcome = await seat_for("kimi").ask(PROMPT)
+    assert outcome.text == expected_answer("kimi", PROMPT)
+    assert outcome.usage is None

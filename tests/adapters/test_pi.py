@@ -27,3 +27,9 @@ async def test_a_provider_slash_model_spec_sets_both_flags(fakes, seat_for):
     assert argv[argv.index("--provider") + 1] == "openrouter"
     assert argv[argv.index("--model") + 1] == "anthropic/claude-sonnet"
     assert argv[argv.index("--thinking") + 1] == "high"
+
+
+async def test_pi_text_mode_reports_no_usage(fakes, seat_for):
+    outcome = await seat_for("pi").ask(PROMPT)
+    assert outcome.status is Status.OK
+    assert outcome.usage is None

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from helpers import answer_calls
 
-from council.adapters.base import RawResult, Status
+from council.adapters import adapter_for
+from council.adapters.base import RawResult, Status, Usage
 
-from fakes.install import expected_answer
+from fakes.install import expected_answer, expected_usage
 
 pytestmark = pytest.mark.anyio
 PROMPT = "ACTION: REBUTTAL\nQuestion: rewrite or refactor?"
@@ -22,8 +23,23 @@ async def test_qwen_runs_in_plan_mode_and_reads_the_result_event(fakes, seat_for
 
 
 def test_a_result_event_marked_as_error_is_not_an_answer():
-    from council.adapters import adapter_for
-
     stdout = '[{"type":"result","is_error":true,"result":"Model stream ended"}]'
     verdict = adapter_for("qwen").classify(RawResult(0, stdout, ""), PROMPT)
     assert verdict.status is Status.ERROR
+
+
+async def test_qwen_usage_is_its_result_events_whose_input_already_holds_the_cache(fakes, seat_for):
+    # The fake reports 2 cache reads inside input_tokens (and apart), as qwen does.
+    fakes.set("qwen", "ok", cached_tokens=2, reasoning_tokens=4)
+    outcome = await seat_for("qwen").ask(PROMPT)
+    tokens_in, tokens_out = expected_usage(PROMPT, expected_answer("qwen", PROMPT))
+    assert outcome.usage == Usage(tokens_in, tokens_out, None)
+
+
+@pytest.mark.parametrize(
+    "stdout",
+    ['[{"type":"result","is_error":false,"result":"an answer"}]', "plain text", ""],
+    ids=["no-usage", "text", "empty"],
+)
+def test_qwen_output_without_usage_reads_as_none_not_zero(stdout):
+    assert adapter_for("qwen").read_usage(RawResult(0, stdout, "")) is None

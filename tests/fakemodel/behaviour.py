@@ -19,6 +19,10 @@ A marker is `[[fake:NAME]]` or `[[fake:NAME=VALUE]]` anywhere in the prompt:
     [[fake:write=/abs/path]] reply with a tool call that writes this file (or runs a shell
                              command that does), using whatever write or shell tool the client
                              declared; after the tool result comes back, a plain answer
+    [[fake:cached=3]]        report 3 of the input tokens as read from a prompt cache
+    [[fake:reasoning=5]]     report 5 of the output tokens as spent thinking (each dialect
+                             reports both its API's way; the input and output totals, about
+                             four characters a token, stay the same)
 
 Rules do the same for requests that carry no marker: `server.add_rule(client="qwen",
 status=429, fail_first=1)`. Markers win over rules.
@@ -43,6 +47,8 @@ class Behaviour:
     fail_calls: int | None = None
     long_chars: int | None = None
     write_path: str | None = None
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def failing_status(self) -> int | None:
@@ -82,6 +88,8 @@ def parse_markers(text: str) -> Behaviour:
             settings["long_chars"] = int(value)
         elif name == "write":
             settings["write_path"] = value
+        elif name in ("cached", "reasoning"):
+            settings[f"{name}_tokens"] = int(value)
         else:
             raise ValueError(f"unknown fake-model marker [[fake:{name}]]")
     return Behaviour(**settings)  # type: ignore[arg-type]

@@ -39,12 +39,44 @@ class Turn:
     user_texts: tuple[str, ...] = ()  # every user text part, for the request log
 
 
+@dataclass(frozen=True)
+class Tokens:
+    """What the fake model reports an answer used: `input` and `output` tokens in all, `cached`
+    of the input read from a prompt cache and `reasoning` of the output spent thinking. Each
+    dialect reports them the way its API does; the totals stay these."""
+
+    input: int
+    output: int
+    cached: int = 0
+    reasoning: int = 0
+
+
 def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:24]}"
 
 
 def _usage_numbers(prompt: str, text: str) -> tuple[int, int]:
     return max(1, len(prompt) // 4), max(1, len(text) // 4)
+
+
+def tokens_for(prompt: str, text: str, cached: int = 0, reasoning: int = 0) -> Tokens:
+    """The usage reported for answering `prompt` with `text` (about four characters a token),
+    `cached` and `reasoning` capped at the input and the output."""
+    input_tokens, output_tokens = _usage_numbers(prompt, text)
+    return Tokens(
+        input_tokens, output_tokens, min(cached, input_tokens), min(reasoning, output_tokens)
+    )
+
+
+def _chat_usage(tokens: Tokens) -> dict[str, Any]:
+    """OpenAI's Chat Completions usage: cached and reasoning tokens are parts of the counts."""
+    return {
+        "prompt_tokens": tokens.input,
+        "completion_tokens": tokens.output,
+        "total_tokens": tokens.input + tokens.output,
+        "prompt_tokens_details": {"cached_tokens": tokens.cached},
+        "completion_tokens_details": {"reasoning_tokens": tokens.reasoning},
+    }
 
 
 def _prompt_of(user_texts: list[str]) -> str:
@@ -95,8 +127,10 @@ class OpenAIChat:
             user_texts=tuple(user_texts),
         )
 
-    def answer(self, turn: Turn, text: str, call: ToolCall | None) -> dict[str, Any]:
-        prompt_tokens, completion_tokens = _usage_numbers(turn.prompt, text)
+    def answer(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> dict[str, Any]:
+        tokens = tokens or tokens_for(turn.prompt, text)
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if call is not None:
             message = {"role": "assistant", "content": None, "tool_calls": [_chat_call(call)]}
@@ -112,14 +146,13 @@ class OpenAIChat:
                     "finish_reason": "tool_calls" if call else "stop",
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
+            "usage": _chat_usage(tokens),
         }
 
-    def stream(self, turn: Turn, text: str, call: ToolCall | None) -> list[tuple[str | None, Any]]:
+    def stream(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> list[tuple[str | None, Any]]:
+        tokens = tokens or tokens_for(turn.prompt, text)
         ident, created = _new_id("chatcmpl"), int(time.time())
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, Any]:
@@ -138,7 +171,6 @@ class OpenAIChat:
         else:
             events += [chunk({"content": piece}) for piece in chunks(text)]
             events.append(chunk({}, "stop"))
-        prompt_tokens, completion_tokens = _usage_numbers(turn.prompt, text)
         events.append(
             (
                 None,
@@ -148,11 +180,7 @@ class OpenAIChat:
                     "created": created,
                     "model": turn.model,
                     "choices": [],
-                    "usage": {
-                        "prompt_tokens": prompt_tokens,
-                        "completion_tokens": completion_tokens,
-                        "total_tokens": prompt_tokens + completion_tokens,
-                    },
+                    "usage": _chat_usage(tokens),
                 },
             )
         )
@@ -217,8 +245,9 @@ class OpenAIResponses:
             user_texts=tuple(user_texts),
         )
 
-    def _response(self, turn: Turn, status: str, output: list[Any], text: str) -> dict[str, Any]:
-        prompt_tokens, completion_tokens = _usage_numbers(turn.prompt, text)
+    def _response(
+        self, turn: Turn, status: str, output: list[Any], tokens: Tokens
+    ) -> dict[str, Any]:
         return {
             "id": self._id,
             "object": "response",
@@ -227,11 +256,11 @@ class OpenAIResponses:
             "model": turn.model,
             "output": output,
             "usage": {
-                "input_tokens": prompt_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": completion_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": prompt_tokens + completion_tokens,
+                "input_tokens": tokens.input,
+                "input_tokens_details": {"cached_tokens": tokens.cached},
+                "output_tokens": tokens.output,
+                "output_tokens_details": {"reasoning_tokens": tokens.reasoning},
+                "total_tokens": tokens.input + tokens.output,
             },
         }
 
@@ -262,21 +291,30 @@ class OpenAIResponses:
             "arguments": json.dumps(call.arguments),
         }
 
-    def answer(self, turn: Turn, text: str, call: ToolCall | None) -> dict[str, Any]:
+    def answer(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> dict[str, Any]:
         self._id = _new_id("resp")
-        return self._response(turn, "completed", [self._item(text, call)], text)
+        tokens = tokens or tokens_for(turn.prompt, text)
+        return self._response(turn, "completed", [self._item(text, call)], tokens)
 
-    def stream(self, turn: Turn, text: str, call: ToolCall | None) -> list[tuple[str | None, Any]]:
+    def stream(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> list[tuple[str | None, Any]]:
         self._id = _new_id("resp")
+        tokens = tokens or tokens_for(turn.prompt, text)
         item = self._item(text, call)
         seq = iter(range(10_000))
 
         def event(kind: str, **data: Any) -> tuple[str, Any]:
             return kind, {"type": kind, "sequence_number": next(seq), **data}
 
+        started = tokens_for(turn.prompt, "")
         events = [
-            event("response.created", response=self._response(turn, "in_progress", [], "")),
-            event("response.in_progress", response=self._response(turn, "in_progress", [], "")),
+            event("response.created", response=self._response(turn, "in_progress", [], started)),
+            event(
+                "response.in_progress", response=self._response(turn, "in_progress", [], started)
+            ),
         ]
         if call is None:
             part = {"type": "output_text", "text": "", "annotations": []}
@@ -324,7 +362,7 @@ class OpenAIResponses:
             events.append(event("response.output_item.added", output_index=0, item=item))
         events.append(event("response.output_item.done", output_index=0, item=item))
         events.append(
-            event("response.completed", response=self._response(turn, "completed", [item], text))
+            event("response.completed", response=self._response(turn, "completed", [item], tokens))
         )
         return events
 
@@ -370,11 +408,23 @@ class AnthropicMessages:
             return {"type": "text", "text": text}
         return {"type": "tool_use", "id": _new_id("toolu"), "name": call.name, "input": {}}
 
-    def answer(self, turn: Turn, text: str, call: ToolCall | None) -> dict[str, Any]:
+    def _usage(self, tokens: Tokens, output_tokens: int) -> dict[str, Any]:
+        """Anthropic's usage: `input_tokens` is only the uncached part, the cache reads apart;
+        `output_tokens` includes thinking."""
+        return {
+            "input_tokens": tokens.input - tokens.cached,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": tokens.cached,
+            "output_tokens": output_tokens,
+        }
+
+    def answer(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> dict[str, Any]:
         block = self._block(text, call)
         if call is not None:
             block["input"] = call.arguments
-        prompt_tokens, completion_tokens = _usage_numbers(turn.prompt, text)
+        tokens = tokens or tokens_for(turn.prompt, text)
         return {
             "id": _new_id("msg"),
             "type": "message",
@@ -383,11 +433,13 @@ class AnthropicMessages:
             "content": [block],
             "stop_reason": "tool_use" if call else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens},
+            "usage": self._usage(tokens, tokens.output),
         }
 
-    def stream(self, turn: Turn, text: str, call: ToolCall | None) -> list[tuple[str | None, Any]]:
-        prompt_tokens, completion_tokens = _usage_numbers(turn.prompt, text)
+    def stream(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> list[tuple[str | None, Any]]:
+        tokens = tokens or tokens_for(turn.prompt, text)
         message = {
             "id": _new_id("msg"),
             "type": "message",
@@ -396,7 +448,7 @@ class AnthropicMessages:
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": prompt_tokens, "output_tokens": 1},
+            "usage": self._usage(tokens, 1),
         }
         block = self._block("", call)
         events: list[tuple[str | None, Any]] = [
@@ -424,7 +476,7 @@ class AnthropicMessages:
                         "stop_reason": "tool_use" if call else "end_turn",
                         "stop_sequence": None,
                     },
-                    "usage": {"output_tokens": completion_tokens},
+                    "usage": {"output_tokens": tokens.output},
                 },
             ),
             ("message_stop", {"type": "message_stop"}),
@@ -487,26 +539,37 @@ class Gemini:
             candidate["finishReason"] = finish
         return candidate
 
-    def _usage(self, turn: Turn, text: str) -> dict[str, Any]:
-        prompt_tokens, completion_tokens = _usage_numbers(turn.prompt, text)
-        return {
-            "promptTokenCount": prompt_tokens,
-            "candidatesTokenCount": completion_tokens,
-            "totalTokenCount": prompt_tokens + completion_tokens,
+    def _usage(self, tokens: Tokens) -> dict[str, Any]:
+        """Gemini's usageMetadata: cached tokens are part of the prompt count, thinking tokens
+        apart from the candidates (fields that would be zero are left out, as the API does)."""
+        usage = {
+            "promptTokenCount": tokens.input,
+            "candidatesTokenCount": tokens.output - tokens.reasoning,
+            "totalTokenCount": tokens.input + tokens.output,
         }
+        if tokens.cached:
+            usage["cachedContentTokenCount"] = tokens.cached
+        if tokens.reasoning:
+            usage["thoughtsTokenCount"] = tokens.reasoning
+        return usage
 
-    def answer(self, turn: Turn, text: str, call: ToolCall | None) -> dict[str, Any]:
+    def answer(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> dict[str, Any]:
         parts = [{"text": text}] if call is None else [_gemini_call(call)]
         return {
             "candidates": [self._candidate(parts, "STOP")],
-            "usageMetadata": self._usage(turn, text),
+            "usageMetadata": self._usage(tokens or tokens_for(turn.prompt, text)),
             "modelVersion": turn.model,
             "responseId": _new_id("resp"),
         }
 
-    def stream(self, turn: Turn, text: str, call: ToolCall | None) -> list[tuple[str | None, Any]]:
+    def stream(
+        self, turn: Turn, text: str, call: ToolCall | None, tokens: Tokens | None = None
+    ) -> list[tuple[str | None, Any]]:
+        tokens = tokens or tokens_for(turn.prompt, text)
         if call is not None:
-            return [(None, self.answer(turn, text, call))]
+            return [(None, self.answer(turn, text, call, tokens))]
         pieces = chunks(text)
         events: list[tuple[str | None, Any]] = []
         for i, piece in enumerate(pieces):
@@ -516,7 +579,7 @@ class Gemini:
                 "modelVersion": turn.model,
             }
             if last:
-                event["usageMetadata"] = self._usage(turn, text)
+                event["usageMetadata"] = self._usage(tokens)
             events.append((None, event))
         return events
 

@@ -41,8 +41,10 @@ from fakemodel.dialects import (
     Gemini,
     OpenAIChat,
     OpenAIResponses,
+    Tokens,
     ToolCall,
     Turn,
+    tokens_for,
 )
 from fakemodel.replies import AFTER_TOOL_REPLY, digest, reply_for
 from fakemodel.writes import write_call
@@ -71,6 +73,7 @@ class LoggedRequest:
     outcome: str = "answer"  # answer, tool-call, error, hang, stall, list, count
     tool_call: ToolCall | None = None
     caller: str | None = None  # which council call connected (fail_calls rules only)
+    usage: Tokens | None = None  # what the answer reported it used (None: no answer sent)
     at: float = field(default_factory=time.time)
 
 
@@ -432,6 +435,7 @@ class _Handler(BaseHTTPRequestHandler):
         if behaviour.write_path and not turn.after_tool:
             call = write_call(turn.tools, behaviour.write_path)
         text = AFTER_TOOL_REPLY if turn.after_tool else reply_for(turn.prompt, behaviour)
+        tokens = tokens_for(turn.prompt, text, behaviour.cached_tokens, behaviour.reasoning_tokens)
         entry.tool_call = call
         entry.outcome = "tool-call" if call else "answer"
         try:
@@ -441,9 +445,10 @@ class _Handler(BaseHTTPRequestHandler):
                     fake.wait(None, self.connection)
                     self.close_connection = True
                     return
-                self._send_json(200, dialect.answer(turn, text, call))
+                entry.usage = tokens  # before the client can read it and exit
+                self._send_json(200, dialect.answer(turn, text, call, tokens))
                 return
-            events = dialect.stream(turn, text, call)
+            events = dialect.stream(turn, text, call, tokens)
             self._start_stream()
             if behaviour.stall:
                 entry.outcome = "stall"
@@ -451,8 +456,10 @@ class _Handler(BaseHTTPRequestHandler):
                 fake.wait(None, self.connection)
                 self.close_connection = True
                 return
+            entry.usage = tokens
             for name, data in events:
                 self._send_event(name, data)
             self._end_stream()
         except OSError:
+            entry.usage = None
             self.close_connection = True  # the client went away mid-answer

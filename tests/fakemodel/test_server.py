@@ -187,3 +187,53 @@ def test_markers_are_parsed_and_unknown_ones_refused():
 def test_the_server_listens_on_the_loopback_interface_only():
     with pytest.raises(ValueError, match="loopback"):
         FakeModelServer(host="0.0.0.0")
+
+
+def test_each_dialect_reports_cached_and_reasoning_tokens_its_apis_way(server):
+    prompt = "How many tokens? [[fake:cached=3]] [[fake:reasoning=5]]"
+    reply = reply_for(prompt)
+    total_in, total_out = len(prompt) // 4, len(reply) // 4
+    user = [{"role": "user", "content": prompt}]
+    _, _, raw = post(f"{server.url()}/v1/chat/completions", chat(prompt))
+    chat_usage = json.loads(raw)["usage"]
+    _, _, raw = post(f"{server.url()}/v1/responses", {"model": "m", "input": prompt})
+    responses_usage = json.loads(raw)["usage"]
+    _, _, raw = post(
+        f"{server.url()}/v1/messages",
+        {"model": "m", "max_tokens": 9, "messages": user},
+        {"anthropic-version": "2023-06-01"},
+    )
+    anthropic_usage = json.loads(raw)["usage"]
+    body = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
+    _, _, raw = post(f"{server.url()}/v1beta/models/m:generateContent", body)
+    gemini_usage = json.loads(raw)["usageMetadata"]
+
+    # OpenAI: the cached and reasoning tokens are parts of the counts.
+    assert (chat_usage["prompt_tokens"], chat_usage["completion_tokens"]) == (total_in, total_out)
+    assert chat_usage["prompt_tokens_details"] == {"cached_tokens": 3}
+    assert chat_usage["completion_tokens_details"] == {"reasoning_tokens": 5}
+    assert (responses_usage["input_tokens"], responses_usage["output_tokens"]) == (
+        total_in,
+        total_out,
+    )
+    assert responses_usage["input_tokens_details"] == {"cached_tokens": 3}
+    assert responses_usage["output_tokens_details"] == {"reasoning_tokens": 5}
+    # Anthropic: the cache read apart from input_tokens; thinking inside output_tokens.
+    assert anthropic_usage == {
+        "input_tokens": total_in - 3,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 3,
+        "output_tokens": total_out,
+    }
+    # Gemini: the cache inside the prompt count, thoughts apart from the candidates.
+    assert gemini_usage == {
+        "promptTokenCount": total_in,
+        "candidatesTokenCount": total_out - 5,
+        "totalTokenCount": total_in + total_out,
+        "cachedContentTokenCount": 3,
+        "thoughtsTokenCount": 5,
+    }
+    assert {
+        (r.usage.input, r.usage.output, r.usage.cached, r.usage.reasoning)
+        for r in server.requests()
+    } == {(total_in, total_out, 3, 5)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine import Done
 from grammar import Grammar, Opt
-from vendor import Plan, Vendor, dumps, jsonl, usage, uuid4
+from vendor import Plan, Vendor, dumps, jsonl, uuid4
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,23 +90,66 @@ class Claude(Vendor):
         )
 
     def _result(
-        self, answer: str, prompt: str, *, error: bool = False, status: int | None = None
+        self,
+        plan: Plan,
+        answer: str,
+        prompt: str,
+        *,
+        error: bool = False,
+        status: int | None = None,
     ) -> dict[str, Any]:
-        result: dict[str, Any] = {
+        """The result object, as 2.1.197 prints it. ``usage`` counts the main conversation's
+        turns, with the prompt cache apart (``input_tokens`` is the uncached part);
+        ``modelUsage`` has one entry per model called, and ``total_cost_usd`` is claude's own
+        price for them (option ``cost_usd``). An error result reports zeros and no model."""
+        used = self.tokens(prompt, answer)
+        uncached, cached, output = used.input - used.cached, used.cached, used.output
+        if error:
+            uncached = cached = output = 0
+        cost = 0 if error else float(self.options.get("cost_usd", 0.0012))
+        usage = {
+            "input_tokens": uncached,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": cached,
+            "output_tokens": output,
+            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+            "service_tier": "standard",
+            "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
+            "inference_geo": "",
+            "iterations": [],
+            "speed": "standard",
+        }
+        model_usage = {
+            plan.model: {
+                "inputTokens": uncached,
+                "outputTokens": output,
+                "cacheReadInputTokens": cached,
+                "cacheCreationInputTokens": 0,
+                "webSearchRequests": 0,
+                "costUSD": cost,
+                "contextWindow": 200000,
+                "maxOutputTokens": 32000,
+            }
+        }
+        return {
             "type": "result",
             "subtype": "success",
             "is_error": error,
+            "api_error_status": status,
             "duration_ms": 1234,
             "duration_api_ms": 1200,
             "num_turns": 1,
             "result": answer,
+            "stop_reason": "stop_sequence" if error else "end_turn",
             "session_id": self.session,
-            "total_cost_usd": 0 if error else 0.0012,
-            "usage": {"input_tokens": 0, "output_tokens": 0} if error else usage(prompt, answer),
+            "total_cost_usd": cost,
+            "usage": usage,
+            "modelUsage": {} if error else model_usage,
+            "permission_denials": [],
+            "terminal_reason": "completed",
+            "fast_mode_state": "off",
+            "uuid": uuid4(),
         }
-        if status is not None:
-            result["api_error_status"] = status
-        return result
 
     @property
     def session(self) -> str:
@@ -138,9 +181,9 @@ class Claude(Vendor):
 
     def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
         if plan.fmt == "json":
-            return Done(0, stdout=dumps(self._result(answer, prompt)) + "\n")
+            return Done(0, stdout=dumps(self._result(plan, answer, prompt)) + "\n")
         if plan.fmt == "stream-json":
-            return Done(0, stdout=self._events(plan, answer, self._result(answer, prompt)))
+            return Done(0, stdout=self._events(plan, answer, self._result(plan, answer, prompt)))
         return Done(0, stdout=answer + "\n")
 
     def failure(self, plan: Plan, kind: str, retry_after: Any) -> Done:
@@ -161,7 +204,7 @@ class Claude(Vendor):
         }[kind]
         text = self._retry(text, retry_after)
         json_text = self._retry(json_text, retry_after)
-        result = self._result(json_text, "", error=True, status=status)
+        result = self._result(plan, json_text, "", error=True, status=status)
         if plan.fmt == "json":
             return Done(1, stdout=dumps(result) + "\n")
         if plan.fmt == "stream-json":

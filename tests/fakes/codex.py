@@ -1,8 +1,9 @@
 """Fake ``codex`` (codex-cli 0.169.0, Rust, clap): ``codex exec`` is the headless entry point.
 
 As in ``docs/spec/clis.md``: the prompt is the positional or stdin (``-`` or no positional),
-stdin is read to EOF, the final message goes to stdout and to the ``-o`` file, the banner and
-errors to stderr, ``--json`` gives JSONL events; outside a git repository it refuses to run
+stdin is read to EOF, the final message goes to stdout and to the ``-o`` file; stderr has the
+banner, the prompt echoed, errors, and after an answer that answer again and ``tokens used``
+with one number; ``--json`` gives JSONL events; outside a git repository it refuses to run
 without ``--skip-git-repo-check``.
 """
 
@@ -12,7 +13,7 @@ import os
 
 from engine import Done, stdin_isatty
 from grammar import Grammar, Opt
-from vendor import Plan, Vendor, jsonl, usage, uuid4
+from vendor import Plan, Vendor, jsonl, uuid4
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -139,12 +140,15 @@ class Codex(Vendor):
         )
 
     def _banner(self, plan: Plan) -> str:
+        """The configuration summary, then the prompt echoed after ``user``."""
         sandbox = plan.parsed.get("sandbox", "read-only")
         reading = "" if plan.parsed.positionals else "Reading prompt from stdin...\n"
         return (
             f"{reading}OpenAI Codex v{self.version} (research preview)\n--------\n"
             f"workdir: {os.getcwd()}\nmodel: {plan.model}\nprovider: openai\n"
-            f"approval: never\nsandbox: {sandbox}\nsession id: {uuid4()}\n--------\n"
+            f"approval: never\nsandbox: {sandbox}\nreasoning effort: none\n"
+            f"reasoning summaries: none\nsession id: {uuid4()}\n--------\n"
+            f"user\n{plan.prompt}\n"
         )
 
     def _events(self, *events: dict[str, Any]) -> str:
@@ -161,17 +165,26 @@ class Codex(Vendor):
                     handle.write(answer.encode("utf-8", "surrogateescape"))
             except OSError as exc:
                 stderr = f"Failed to write last message file {plan.out_file!r}: {exc}\n"
+        used = self.tokens(prompt, answer)
         if plan.fmt == "json":
             message = {"id": "item_0", "type": "agent_message", "text": answer}
+            usage = {
+                "input_tokens": used.input,
+                "cached_input_tokens": used.cached,
+                "cache_write_input_tokens": 0,
+                "output_tokens": used.output,
+                "reasoning_output_tokens": used.reasoning,
+            }
             stdout = self._events(
                 {"type": "item.completed", "item": message},
-                {
-                    "type": "turn.completed",
-                    "usage": {**usage(prompt, answer), "cached_input_tokens": 0},
-                },
+                {"type": "turn.completed", "usage": usage},
             )
             return Done(0, stdout=stdout, stderr=stderr)
-        return Done(0, stdout=answer + "\n", stderr=self._banner(plan) + stderr)
+        # The answer on stderr too, then codex's "blended total": uncached input plus output
+        # (with the C locale's thousands separators).
+        blended = used.input - used.cached + used.output
+        tail = f"codex\n{answer}\ntokens used\n{blended:,}\n"
+        return Done(0, stdout=answer + "\n", stderr=self._banner(plan) + stderr + tail)
 
     def failure(self, plan: Plan, kind: str, retry_after: Any) -> Done:
         message = self._retry(self.failures[kind], retry_after)

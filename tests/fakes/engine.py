@@ -110,6 +110,14 @@ def expected_answer(vendor: str, prompt: str) -> str:
     return f"FAKE-{vendor} answer {digest}: {preview}"
 
 
+def expected_usage(prompt: str, answer: str) -> tuple[int, int]:
+    """Return the input and output token counts a fake reports for a call: about four
+    characters a token. Options ``cached_tokens`` and ``reasoning_tokens`` say how many of them
+    were read from a prompt cache and spent thinking; each vendor reports those its own way
+    (``vendor.Tokens``), and the counts council reads stay these."""
+    return max(1, len(prompt) // 4), max(1, len(answer) // 4)
+
+
 class Done(Exception):
     """The fake's final result: what to print on each stream and the exit code.
 
@@ -337,6 +345,7 @@ def _run(vendor: str, state: str, recorder: _Recorder) -> Done:
     prompt = "\n\n".join(p for p in (plan.arg_prompt, stdin_text) if p)
     if not prompt.strip():
         raise cli.no_prompt(plan)
+    plan.prompt = prompt
     if mode == "write_attempt":
         recorder.record["writes"] = _write_attempts(options.get("target"))
     recorder.write()

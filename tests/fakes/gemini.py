@@ -12,7 +12,7 @@ import os
 
 from engine import Done, stdin_isatty
 from grammar import Grammar, Opt
-from vendor import Plan, Vendor, dumps, jsonl, usage, uuid4
+from vendor import Plan, Tokens, Vendor, dumps, jsonl, uuid4
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,14 +107,41 @@ class Gemini(Vendor):
         )
 
     def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
+        used = self.tokens(prompt, answer)
         if plan.fmt == "json":
-            return Done(0, stdout=dumps({"response": answer, "stats": {"models": {}}}, 2) + "\n")
+            output = {
+                "session_id": uuid4(),
+                "response": answer,
+                "stats": {
+                    "models": {plan.model: _model_stats(used)},
+                    "tools": {
+                        "totalCalls": 0,
+                        "totalSuccess": 0,
+                        "totalFail": 0,
+                        "totalDurationMs": 0,
+                        "totalDecisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 0},
+                        "byName": {},
+                    },
+                    "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0},
+                },
+            }
+            return Done(0, stdout=dumps(output, 2) + "\n")
         if plan.fmt == "stream-json":
+            # The stream's own summary: input_tokens is the prompt count, output_tokens the
+            # candidates (thoughts left out), input the uncached part.
+            counts = {
+                "total_tokens": used.input + used.output,
+                "input_tokens": used.input,
+                "output_tokens": used.output - used.reasoning,
+                "cached": used.cached,
+                "input": used.input - used.cached,
+            }
+            stats = {**counts, "duration_ms": 139, "tool_calls": 0, "models": {plan.model: counts}}
             events = [
                 {"type": "init", "session_id": uuid4(), "model": plan.model},
                 {"type": "message", "role": "user", "content": prompt},
                 {"type": "message", "role": "assistant", "content": answer, "delta": True},
-                {"type": "result", "status": "success", "stats": usage(prompt, answer)},
+                {"type": "result", "status": "success", "stats": stats},
             ]
             return Done(0, stdout=jsonl(events))
         return Done(0, stdout=answer + "\n")
@@ -142,3 +169,24 @@ class Gemini(Vendor):
             stderr=f"Error when talking to Gemini API Full report available at: {report}\n"
             f"{line}\n{_STACK.format(pkg=self.package)}",
         )
+
+
+def _model_stats(used: Tokens) -> dict[str, Any]:
+    """One model's entry in ``-o json``'s ``stats.models``, as 0.61.0 sums the API's usage:
+    ``prompt`` is promptTokenCount (cached tokens included, ``input`` is prompt minus
+    ``cached``), ``candidates`` leaves out the ``thoughts``, ``tool`` is toolUsePromptTokenCount."""
+    tokens = {
+        "input": used.input - used.cached,
+        "prompt": used.input,
+        "candidates": used.output - used.reasoning,
+        "total": used.input + used.output,
+        "cached": used.cached,
+        "thoughts": used.reasoning,
+        "tool": 0,
+    }
+    api = {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 246}
+    return {
+        "api": {**api, "errorsByType": {}},
+        "tokens": tokens,
+        "roles": {"main": {**api, "tokens": dict(tokens)}},
+    }

@@ -146,5 +146,6 @@ def answer_of(target: Target, stdout: bytes) -> str:
     if target == QWEN:
         return next(e["result"] for e in json.loads(text) if e["type"] == "result")
     if target == KIMI_CODE:
-        return json.loads(text.splitlines()[-1])["content"]
+        lines = [json.loads(line) for line in text.splitlines()]
+        return [line for line in lines if line["role"] == "assistant"][-1]["content"]
     return text.removesuffix("\n")

@@ -29,6 +29,7 @@ from .engine import (
     TRUST_PROMPT,
     VENDORS,
     expected_answer,
+    expected_usage,
 )
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "VENDORS",
     "FakeClis",
     "expected_answer",
+    "expected_usage",
     "install_fakes",
 ]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engine import Done
 from grammar import Grammar, Opt
-from vendor import Plan, Vendor, dumps, jsonl
+from vendor import Plan, Vendor, dumps, jsonl, uuid4
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,14 +138,20 @@ class KimiCode(Vendor):
         return Done(1, stderr="error: prompt must not be empty\n")
 
     def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
+        session = f"session_{uuid4()}"
+        hint = f"kimi -r {session}"
         if plan.fmt != "stream-json":
-            return Done(0, stdout=f"• {answer}\n")
+            notes = f"kimi version {self.version}\nTo resume this session: {hint}\n"
+            return Done(0, stdout=f"• {answer}\n", stderr=notes)
         parts = bool(self.options.get("content_parts"))
 
         def content(text: str) -> Any:
             return [{"type": "text", "text": text}] if parts else text
 
-        lines: list[dict[str, Any]] = []
+        # Between its meta lines (no usage among them), one assistant message per step.
+        lines: list[dict[str, Any]] = [
+            {"role": "meta", "type": "system.version", "version": self.version}
+        ]
         if answer:
             lines.append({"role": "assistant", "content": content(answer[: len(answer) // 2])})
         if self.options.get("tool_call"):
@@ -153,6 +159,15 @@ class KimiCode(Vendor):
             lines.append({"role": "assistant", "content": content(""), "tool_calls": [call]})
             lines.append({"role": "tool", "tool_call_id": "call_0", "content": "fake file"})
         lines.append({"role": "assistant", "content": content(answer)})
+        lines.append(
+            {
+                "role": "meta",
+                "type": "session.resume_hint",
+                "session_id": session,
+                "command": hint,
+                "content": f"To resume this session: {hint}",
+            }
+        )
         return Done(0, stdout=jsonl(lines))
 
 

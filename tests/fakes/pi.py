@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine import Done, stdin_isatty
 from grammar import Grammar, Opt
-from vendor import Plan, Vendor, jsonl, usage
+from vendor import Plan, Vendor, jsonl
 
 PI_TOOLS = ("read", "bash", "edit", "write", "grep", "find", "ls")
 
@@ -75,10 +75,24 @@ class Pi(Vendor):
 
     def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
         if plan.fmt == "json":
+            # pi's own usage record: `input` is the uncached part, the cache apart, and a
+            # cost from its model table (zero for a model it has no price for).
+            used = self.tokens(prompt, answer)
+            usage = {
+                "input": used.input - used.cached,
+                "output": used.output,
+                "cacheRead": used.cached,
+                "cacheWrite": 0,
+                "totalTokens": used.input + used.output,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+            }
             message = {
                 "role": "assistant",
                 "content": [{"type": "text", "text": answer}],
-                "usage": usage(prompt, answer),
+                "api": "openai-completions",
+                "provider": "fakemodel",
+                "model": plan.model,
+                "usage": usage,
                 "stopReason": "stop",
             }
             events = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine import Done
 from gemini import Gemini, yargs_grammar
-from vendor import Plan, Vendor, dumps, jsonl, usage, uuid4
+from vendor import Plan, Vendor, dumps, jsonl, uuid4
 
 
 class Qwen(Gemini):
@@ -35,21 +35,68 @@ class Qwen(Gemini):
 
     def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
         session = uuid4()
+        used = self.tokens(prompt, answer)
+        # qwen's sum over the run's model calls: input_tokens is the API's prompt_tokens
+        # (cached tokens included), output_tokens its completion_tokens (reasoning included).
+        usage = {
+            "input_tokens": used.input,
+            "output_tokens": used.output,
+            "cache_read_input_tokens": used.cached,
+            "total_tokens": used.input + used.output,
+        }
+        tokens = {
+            "prompt": used.input,
+            "candidates": used.output,
+            "total": used.input + used.output,
+            "cached": used.cached,
+            "thoughts": used.reasoning,
+        }
+        api = {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 64}
+        result = {
+            "type": "result",
+            "subtype": "success",
+            "uuid": uuid4(),
+            "session_id": session,
+            "is_error": False,
+            "duration_ms": 714,
+            "duration_api_ms": 64,
+            "num_turns": 1,
+            "result": answer,
+            "usage": usage,
+            "permission_denials": [],
+        }
+        if plan.fmt == "json":  # the stats go only into the JSON array
+            result["stats"] = {
+                "models": {
+                    plan.model: {
+                        "api": api,
+                        "tokens": tokens,
+                        "bySource": {"main": {"api": api, "tokens": dict(tokens)}},
+                    }
+                },
+                "tools": {
+                    "totalCalls": 0,
+                    "totalSuccess": 0,
+                    "totalFail": 0,
+                    "totalDurationMs": 0,
+                    "totalDecisions": {"accept": 0, "reject": 0, "modify": 0, "auto_accept": 0},
+                    "byName": {},
+                },
+                "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0},
+            }
         events = [
             {"type": "system", "subtype": "init", "session_id": session, "model": plan.model},
             {
                 "type": "assistant",
                 "session_id": session,
-                "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]},
+                "message": {
+                    "role": "assistant",
+                    "model": plan.model,
+                    "content": [{"type": "text", "text": answer}],
+                    "usage": dict(usage),
+                },
             },
-            {
-                "type": "result",
-                "subtype": "success",
-                "is_error": False,
-                "session_id": session,
-                "result": answer,
-                "usage": usage(prompt, answer),
-            },
+            result,
         ]
         if plan.fmt == "json":
             return Done(0, stdout=dumps(events) + "\n")

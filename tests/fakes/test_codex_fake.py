@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from fakes.helpers import CODEX, PROMPT, documented_call, run, started
-from fakes.install import FakeClis, expected_answer
+from fakes.install import FakeClis, expected_answer, expected_usage
 
 
 def test_codex_writes_the_final_message_to_the_o_file(
@@ -19,6 +20,38 @@ def test_codex_writes_the_final_message_to_the_o_file(
     assert result.returncode == 0
     assert (room / "last.txt").read_text() == expected_answer("codex", PROMPT)
     assert result.stdout.decode() == expected_answer("codex", PROMPT) + "\n"
+
+
+def test_codex_echoes_the_prompt_and_ends_stderr_with_its_blended_token_total(
+    fake_clis: FakeClis, env: dict[str, str], room: Path
+) -> None:
+    CODEX.set(fake_clis, cached_tokens=3)
+    argv, stdin = documented_call(CODEX, room)
+    stderr = run(argv, env, room, stdin=stdin).stderr.decode()
+    answer = expected_answer("codex", PROMPT)
+    tokens_in, tokens_out = expected_usage(PROMPT, answer)
+    assert f"--------\nuser\n{PROMPT}\n" in stderr
+    # codex's "blended total": the uncached input plus the output.
+    assert stderr.endswith(f"codex\n{answer}\ntokens used\n{tokens_in - 3 + tokens_out:,}\n")
+
+
+def test_codex_json_events_end_with_the_turns_usage(
+    fake_clis: FakeClis, env: dict[str, str], room: Path
+) -> None:
+    CODEX.set(fake_clis, cached_tokens=3, reasoning_tokens=2)
+    result = run(["codex", "exec", "--skip-git-repo-check", "--json", "-"], env, room, stdin=PROMPT)
+    events = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    tokens_in, tokens_out = expected_usage(PROMPT, expected_answer("codex", PROMPT))
+    assert events[-1] == {
+        "type": "turn.completed",
+        "usage": {
+            "input_tokens": tokens_in,
+            "cached_input_tokens": 3,
+            "cache_write_input_tokens": 0,
+            "output_tokens": tokens_out,
+            "reasoning_output_tokens": 2,
+        },
+    }
 
 
 def test_codex_refuses_a_folder_outside_git_unless_told_to_skip_the_check(

@@ -17,10 +17,14 @@ def test_kimi_code_stream_json_ends_with_the_full_answer_after_a_partial_one(
 ) -> None:
     KIMI_CODE.set(fake_clis, content_parts=content_parts)
     result = run(["kimi", "-p", PROMPT, "--output-format", "stream-json"], env, room, stdin="x")
-    lines = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    meta_first, *lines, meta_last = [
+        json.loads(line) for line in result.stdout.decode().splitlines()
+    ]
     answer = expected_answer("kimi", PROMPT)
     full = [{"type": "text", "text": answer}] if content_parts else answer
     assert result.returncode == 0
+    assert meta_first == {"role": "meta", "type": "system.version", "version": "2.1.0"}
+    assert meta_last["role"] == "meta" and meta_last["type"] == "session.resume_hint"
     assert all(line["role"] == "assistant" for line in lines)
     assert len(lines) == 2
     assert lines[-1]["content"] == full

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from fakes.helpers import PROMPT, QWEN, documented_call, run
-from fakes.install import FakeClis, expected_answer
+from fakes.install import FakeClis, expected_answer, expected_usage
 
 
 def test_qwen_json_output_is_an_array_of_events_ending_with_the_result(
@@ -21,4 +21,20 @@ def test_qwen_json_output_is_an_array_of_events_ending_with_the_result(
     ]
     assert events[2]["is_error"] is False
     assert events[2]["result"] == expected_answer("qwen", PROMPT)
-    assert set(events[2]["usage"]) >= {"input_tokens", "output_tokens"}
+
+
+def test_qwens_usage_counts_the_cached_tokens_in_the_input(
+    fake_clis: FakeClis, env: dict[str, str], room: Path
+) -> None:
+    QWEN.set(fake_clis, cached_tokens=2, reasoning_tokens=4)
+    argv, stdin = documented_call(QWEN, room)
+    result = json.loads(run(argv, env, room, stdin=stdin).stdout)[-1]
+    tokens_in, tokens_out = expected_usage(PROMPT, expected_answer("qwen", PROMPT))
+    assert result["usage"] == {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "cache_read_input_tokens": 2,
+        "total_tokens": tokens_in + tokens_out,
+    }
+    (model,) = result["stats"]["models"].values()
+    assert model["tokens"]["thoughts"] == 4 and model["tokens"]["candidates"] == tokens_out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 
-from engine import EXIT_NOT_EMULATED, Done
+from engine import EXIT_NOT_EMULATED, Done, expected_usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ class Plan:
         self.out_file = out_file
         self.chdir = chdir
         self.model = model
+        self.prompt = ""  # the prompt as received (argument and stdin), set before delivery
 
 
 def dumps(obj: Any, indent: int | None = None) -> str:
@@ -60,9 +61,16 @@ def jsonl(events: list[Any]) -> str:
     return "".join(dumps(event) + "\n" for event in events)
 
 
-def usage(prompt: str, answer: str) -> dict[str, int]:
-    """Token counts of a call, about four characters a token."""
-    return {"input_tokens": max(1, len(prompt) // 4), "output_tokens": max(1, len(answer) // 4)}
+class Tokens:
+    """What one fake call used: ``input`` and ``output`` tokens in all (``expected_usage``),
+    ``cached`` of the input read from a prompt cache and ``reasoning`` of the output spent
+    thinking (options ``cached_tokens`` and ``reasoning_tokens``, default 0). Each vendor
+    prints them in its own split: the API's counts, or the CLI's own."""
+
+    def __init__(self, prompt: str, answer: str, options: dict[str, Any]) -> None:
+        self.input, self.output = expected_usage(prompt, answer)
+        self.cached = min(int(options.get("cached_tokens", 0)), self.input)
+        self.reasoning = min(int(options.get("reasoning_tokens", 0)), self.output)
 
 
 def uuid4() -> str:
@@ -87,6 +95,10 @@ class Vendor:
     def __init__(self, options: dict[str, Any]) -> None:
         self.options = options
         self.version = str(options.get("version", self.default_version))
+
+    def tokens(self, prompt: str, answer: str) -> Tokens:
+        """The tokens this call reports it used."""
+        return Tokens(prompt, answer, self.options)
 
     def version_text(self) -> str:
         """What ``--version`` prints (the fakes share the real CLIs' version formats)."""

@@ -10,7 +10,9 @@ install failed is skipped with the reason; nothing here needs an account or the 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import re
 
 import anyio
 import psutil
@@ -242,3 +244,58 @@ async def test_the_room_is_unchanged_when_the_model_asks_to_write_a_file(real_cl
     else:
         # Nothing it could write with was even offered.
         assert not {"write_file", "Write", "write", "WriteFile"} & set(first.tools)
+
+
+# Part of every input read from a prompt cache and part of every output spent thinking: each
+# API reports them its own way (tests/fakemodel/dialects.py), and council's figures must be the
+# totals all the same: no cached token lost, none counted twice.
+CACHED, REASONING = 3, 5
+USAGE_READ = ("claude", "gemini", "qwen")
+USAGE_NONE = ("codex", "pi", "kimi-cli", "kimi-code")
+
+
+def _served(seat) -> list:
+    """What the fake model server reported for every request it answered this CLI."""
+    answered = seat.server.requests(seat.name, answered=True)
+    assert answered and all(r.usage is not None for r in answered), answered
+    assert {(r.usage.cached, r.usage.reasoning) for r in answered} == {(CACHED, REASONING)}
+    return [r.usage for r in answered]
+
+
+@pytest.mark.parametrize("cli", USAGE_READ)
+async def test_the_usage_council_reads_adds_up_what_the_model_server_reported(real_cli, cli):
+    seat = real_cli(cli)
+    seat.server.add_rule(client=cli, cached_tokens=CACHED, reasoning_tokens=REASONING)
+    # A model that tries to write: a tool call and the answer after it, two requests, where
+    # the CLI offers a tool it could write with (gemini; not claude nor qwen in council's modes).
+    target = seat.room / "written.txt"
+    outcome = await seat.ask(f"Question: {cli} usage? [[fake:write={target}]]", soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    served = _served(seat)
+    # The CLI's own sum over the run's requests (qwen's background memory extractor among
+    # them), the cache counted as input, the thinking as output.
+    expected = (sum(u.input for u in served), sum(u.output for u in served))
+    assert outcome.usage is not None
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == expected, served
+    if cli == "claude":
+        printed = json.loads(outcome.attempts[-1].response_file.read_text())["total_cost_usd"]
+        assert outcome.usage.cost_usd == printed > 0  # claude's own price of the run
+    else:
+        assert outcome.usage.cost_usd is None
+
+
+@pytest.mark.parametrize("cli", USAGE_NONE)
+async def test_a_cli_that_prints_no_usage_figure_council_keeps_reads_as_none(real_cli, cli):
+    seat = real_cli(cli)
+    seat.server.add_rule(client=cli, cached_tokens=CACHED, reasoning_tokens=REASONING)
+    outcome = await seat.ask(f"Question: {cli} usage?", soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    served = _served(seat)
+    assert outcome.usage is None
+    if cli == "codex":
+        # Its one figure, the last line of stderr, is a blend: uncached input plus output.
+        err = outcome.attempts[-1].err_file.read_text()
+        match = re.search(r"\ntokens used\n([\d,]+)\n*$", err)
+        assert match, err[-500:]
+        blended = sum(u.input - u.cached + u.output for u in served)
+        assert int(match.group(1).replace(",", "")) == blended, served

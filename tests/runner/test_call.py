@@ -74,6 +74,29 @@ async def test_ok_call_writes_prompt_and_response_and_returns_the_answer(record_
     assert len(outcome.attempts) == 1
 
 
+class _UnreadableUsage(SimAdapter):
+    def read_usage(self, result):
+        raise ValueError("a figure in a format this adapter does not know")
+
+
+async def test_usage_is_none_when_the_cli_reports_none_or_the_adapter_cannot_read_it(
+    record_dir, room
+):
+    plain = await call(record_dir, room)  # the simulator prints no usage
+    unreadable = await run_call(
+        _UnreadableUsage(),
+        await sim_tool(),
+        PROMPT,
+        room=room,
+        files=CallFiles(record_dir, "critic-r1"),
+        timeouts=Timeouts(soft_s=10, hard_s=15),
+        environ=sim_env(),
+    )
+    assert plain.status is unreadable.status is Status.OK
+    assert plain.usage is None and plain.attempts[0].usage is None
+    assert unreadable.usage is None  # never a guess, and the answer still counts
+
+
 async def test_record_files_are_private(record_dir, room):
     await call(record_dir, room)
     for name in ("advocate-r1-prompt.md", "advocate-r1-response.md", "advocate-r1-response.err"):

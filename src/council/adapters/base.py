@@ -121,6 +121,23 @@ class Usage:
 Figure = TypeVar("Figure", int, float)
 
 
+def token_count(value: object) -> int:
+    """A token count as a CLI printed it: a non-negative integer, or a ValueError (which the
+    runner turns into "no usage": a figure council cannot read is not guessed)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"not a token count: {value!r}")
+    return value
+
+
+def cost_figure(value: object) -> float | None:
+    """A cost in USD as a CLI printed it (None when it printed none); a ValueError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ValueError(f"not a cost: {value!r}")
+    return float(value)
+
+
 def _plus(a: Figure | None, b: Figure | None) -> Figure | None:
     return b if a is None else a if b is None else a + b
 

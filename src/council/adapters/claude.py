@@ -14,8 +14,11 @@ from council.adapters.base import (
     Request,
     Status,
     Tool,
+    Usage,
     Verdict,
+    cost_figure,
     parse_retry_after,
+    token_count,
 )
 
 
@@ -100,6 +103,50 @@ class ClaudeAdapter(Adapter):
         if payload is None:
             raise ValueError("expected a JSON object with a `result` field on stdout")
         return str(payload.get("result") or "")
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """The result object's token counts and `total_cost_usd` (claude's own price for the
+        model; an error result reports zeros, and zero is then what the attempt cost).
+
+        Input is every input token the model read: claude reports the prompt cache apart
+        (`input_tokens` is only the uncached part; `cache_read_input_tokens` and
+        `cache_creation_input_tokens` are the rest), and council counts all three, as the
+        other CLIs' input counts include their cached tokens. Output includes thinking.
+
+        The counts come from `modelUsage` (one entry per model this run called) when it has
+        entries: it covers every call `total_cost_usd` prices, side calls to a smaller model
+        included, where `usage` counts only the main conversation's turns. An error result
+        has it empty; `usage` (zeros) is read then.
+        """
+        payload = _result_object(result.stdout)
+        if payload is None:
+            return None
+        cost = cost_figure(payload.get("total_cost_usd"))
+        per_model = payload.get("modelUsage")
+        if isinstance(per_model, dict) and per_model:
+            counts = [
+                (
+                    token_count(m["inputTokens"])
+                    + token_count(m.get("cacheReadInputTokens", 0))
+                    + token_count(m.get("cacheCreationInputTokens", 0)),
+                    token_count(m["outputTokens"]),
+                )
+                for m in per_model.values()
+            ]
+        elif isinstance(usage := payload.get("usage"), dict):
+            counts = [
+                (
+                    token_count(usage["input_tokens"])
+                    + token_count(usage.get("cache_read_input_tokens", 0))
+                    + token_count(usage.get("cache_creation_input_tokens", 0)),
+                    token_count(usage["output_tokens"]),
+                )
+            ]
+        elif cost is None:
+            return None
+        else:
+            return Usage(cost_usd=cost)
+        return Usage(sum(c[0] for c in counts), sum(c[1] for c in counts), cost)
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):

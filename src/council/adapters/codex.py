@@ -15,6 +15,7 @@ from council.adapters.base import (
     RawResult,
     Request,
     Tool,
+    Usage,
     Verdict,
 )
 
@@ -93,6 +94,19 @@ class CodexAdapter(Adapter):
         if result.answer_file_text is not None and result.answer_file_text.strip():
             return result.answer_file_text
         return result.stdout  # stdout carries only the final message too
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """None: what codex prints without `--json` fits no figure council keeps.
+
+        Its last stderr lines are `tokens used` and one number (0.169.0; with thousands
+        separators in the user's locale). That number is codex's "blended total": input
+        minus cached input, plus output, summed over the run's requests. It is neither the
+        input, nor the output, nor the total once a prompt cache is hit, and splitting it
+        would be an estimate. `--json` would give `turn.completed` events with the split
+        (`input_tokens`, `cached_input_tokens`, `output_tokens`, `reasoning_output_tokens`),
+        but council runs codex in its plain mode, which also writes the answer file.
+        """
+        return None
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         if env.get("OPENAI_API_KEY"):

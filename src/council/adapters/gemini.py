@@ -14,8 +14,10 @@ from council.adapters.base import (
     Request,
     Status,
     Tool,
+    Usage,
     Verdict,
     first_line,
+    token_count,
 )
 
 EXIT_AUTH = 41
@@ -77,13 +79,31 @@ class GeminiAdapter(Adapter):
         return super().classify(result, prompt)
 
     def extract(self, result: RawResult) -> str:
-        try:
-            payload = json.loads(result.stdout)
-        except json.JSONDecodeError as exc:
-            raise ValueError("expected a JSON object with a `response` field") from exc
-        if not isinstance(payload, dict):
+        payload = _payload(result.stdout)
+        if payload is None:
             raise ValueError("expected a JSON object with a `response` field")
         return str(payload.get("response") or "")
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """`stats.models.<model>.tokens`, summed over the models the run called (without -m a
+        routing model is one of them). gemini prints no cost.
+
+        Input is `prompt` (the API's promptTokenCount, cached tokens included: `input` is
+        prompt minus `cached`) plus `tool` (toolUsePromptTokenCount, input outside the
+        prompt count); output is `candidates` plus `thoughts` (thinking tokens, which the
+        API counts apart and claude's and codex's output counts include). In and out then
+        add up to gemini's `total`. A failed run prints an error object and no stats.
+        """
+        payload = _payload(result.stdout)
+        stats = payload.get("stats") if payload is not None else None
+        models = stats.get("models") if isinstance(stats, dict) else None
+        if not isinstance(models, dict) or not models:
+            return None
+        tokens = [model["tokens"] for model in models.values()]
+        return Usage(
+            sum(token_count(t["prompt"]) + token_count(t.get("tool", 0)) for t in tokens),
+            sum(token_count(t["candidates"]) + token_count(t.get("thoughts", 0)) for t in tokens),
+        )
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"):
@@ -93,3 +113,12 @@ class GeminiAdapter(Adapter):
         if creds.is_file():
             return AuthState(True, str(creds))
         return AuthState(False, "no GEMINI_API_KEY and no ~/.gemini/oauth_creds.json")
+
+
+def _payload(stdout: str) -> dict | None:
+    """The one JSON object `-o json` prints on stdout; None when stdout is not one."""
+    try:
+        payload = json.loads(stdout)
+    except json.JSONDecodeError:
+        return None
+    return payload if isinstance(payload, dict) else None

@@ -20,6 +20,7 @@ from council.adapters.base import (
     RawResult,
     Request,
     Tool,
+    Usage,
     VersionInfo,
     first_line,
     json_objects,
@@ -137,6 +138,13 @@ class KimiAdapter(Adapter):
         if answer is None:
             raise ValueError("no assistant message in kimi's stream-json output")
         return answer
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """None: neither program reports usage in the mode council runs it. kimi-cli 1.51's
+        `--quiet` prints the final message (and a resume hint on stderr); kimi-code 2.1.0's
+        stream-json has assistant and tool messages and `meta` lines (`system.version`,
+        `turn.step.retrying`, `session.resume_hint`), no token counts."""
+        return None
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         for name in ("KIMI_MODEL_API_KEY", "MOONSHOT_API_KEY", "KIMI_API_KEY"):

@@ -6,7 +6,16 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from council.adapters.base import AUTH_PATTERNS, Adapter, AuthState, Invocation, Request, Tool
+from council.adapters.base import (
+    AUTH_PATTERNS,
+    Adapter,
+    AuthState,
+    Invocation,
+    RawResult,
+    Request,
+    Tool,
+    Usage,
+)
 
 
 class PiAdapter(Adapter):
@@ -61,6 +70,12 @@ class PiAdapter(Adapter):
             argv += ["--thinking", effort]
         argv += self.settings.extra_args
         return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """None: `-p` text mode prints the answer alone, stdout and stderr (0.73.1). Only
+        `--mode json` carries usage, on each assistant message (`usage.input`, `output`,
+        `cacheRead`, `cacheWrite`, `cost.total`)."""
+        return None
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         agent = home / ".pi" / "agent"

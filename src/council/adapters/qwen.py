@@ -14,8 +14,10 @@ from council.adapters.base import (
     RawResult,
     Request,
     Tool,
+    Usage,
     Verdict,
     json_objects,
+    token_count,
 )
 
 # After its own retries qwen -o json reports an API failure as a *successful* result whose
@@ -62,15 +64,27 @@ class QwenAdapter(Adapter):
         return super().classify(result, prompt)
 
     def extract(self, result: RawResult) -> str:
-        events: list[object] = []
-        for value in json_objects(result.stdout):
-            events.extend(value if isinstance(value, list) else [value])
-        for event in reversed(events):
-            if isinstance(event, dict) and event.get("type") == "result":
-                if event.get("is_error"):
-                    raise ValueError(f"qwen reported an error: {event.get('result')}")
-                return str(event.get("result") or "")
-        raise ValueError("expected a JSON array with a `result` event")
+        event = _result_event(result.stdout)
+        if event is None:
+            raise ValueError("expected a JSON array with a `result` event")
+        if event.get("is_error"):
+            raise ValueError(f"qwen reported an error: {event.get('result')}")
+        return str(event.get("result") or "")
+
+    def read_usage(self, result: RawResult) -> Usage | None:
+        """The `result` event's `usage`: qwen's sum over every model call of the run, its
+        background memory extractor included (0.15.10 starts one after a prompt unless
+        `memory.enableManagedAutoMemory` is false). qwen prints no cost.
+
+        `input_tokens` already holds the cached tokens (qwen copies the API's prompt_tokens,
+        which include `cache_read_input_tokens`), so that figure is not added again;
+        `output_tokens` is the API's completion_tokens, reasoning included.
+        """
+        event = _result_event(result.stdout)
+        usage = event.get("usage") if event is not None else None
+        if not isinstance(usage, dict):
+            return None
+        return Usage(token_count(usage["input_tokens"]), token_count(usage["output_tokens"]))
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         for name in ("OPENAI_API_KEY", "DASHSCOPE_API_KEY"):
@@ -80,3 +94,14 @@ class QwenAdapter(Adapter):
         if creds.is_file():
             return AuthState(True, str(creds))
         return AuthState(False, "no OPENAI_API_KEY and no ~/.qwen/oauth_creds.json")
+
+
+def _result_event(stdout: str) -> dict | None:
+    """The last `result` event of `-o json` (one JSON array of events; JSONL also read)."""
+    events: list[object] = []
+    for value in json_objects(stdout):
+        events.extend(value if isinstance(value, list) else [value])
+    for event in reversed(events):
+        if isinstance(event, dict) and event.get("type") == "result":
+            return event
+    return None

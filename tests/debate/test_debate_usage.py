@@ -1,0 +1,91 @@
+"""A debate on the strict fake vendor CLIs and the simulator: result.json keeps what each CLI
+reported it used, per seat and in total, and null where a CLI reports nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from project import QUESTION, Project, validate
+
+from fakes.install import expected_answer, expected_usage, install_fakes
+
+CLAUDE_COST = 0.0012  # what the fake claude reports each call cost
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def reported(cli: str, prompts: list[str]) -> tuple[int, int]:
+    """The tokens the fake `cli` reported for these prompts, added up."""
+    counts = [expected_usage(p, expected_answer(cli, p)) for p in prompts]
+    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+
+def test_result_json_carries_each_seats_usage_and_the_total_and_null_where_none(
+    project: Project, tmp_path: Path
+):
+    fakes = install_fakes(tmp_path / "bin")
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "app.py",
+        "--advocate",
+        "claude",
+        "--critic",
+        "gemini",
+        "--lead",
+        "claude",
+        "--with",
+        "sim,codex",
+        "--rounds",
+        "2",
+        "--json",
+        PATH=fakes.path_env(project.env()["PATH"]),
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    record = project.record()
+    seats = {s["name"]: s for s in result["seats"]}
+    assert {s: seats[s]["cli"] for s in seats} == {
+        "advocate": "claude",
+        "critic": "gemini",
+        "proxy-sim": "sim",
+        "proxy-codex": "codex",
+        "lead": "claude",
+    }
+
+    # Each seat: the sum of what its CLI reported for the prompts the record shows it sent.
+    for name, cli in (("advocate", "claude"), ("critic", "gemini"), ("lead", "claude")):
+        prompts = [p.read_text() for p in sorted(record.glob(f"{name}-*prompt.md"))]
+        assert len(prompts) == seats[name]["calls"] >= 1, name
+        tokens_in, tokens_out = reported(cli, prompts)
+        cost = round(CLAUDE_COST * len(prompts), 6) if cli == "claude" else None
+        assert seats[name]["usage"] == {
+            "input_tokens": tokens_in,
+            "output_tokens": tokens_out,
+            "cost_usd": cost,
+        }, name
+    # The simulator and codex (whose one figure is a blend) report nothing council keeps.
+    assert seats["proxy-sim"]["usage"] is None and seats["proxy-codex"]["usage"] is None
+    assert seats["proxy-codex"]["calls"] >= 1
+
+    # The total: every call the fakes answered, as the fakes themselves recorded them.
+    sent = {
+        cli: [c["stdin"] for c in fakes.calls(cli) if c["stdin"]] for cli in ("claude", "gemini")
+    }
+    claude_in, claude_out = reported("claude", sent["claude"])
+    gemini_in, gemini_out = reported("gemini", sent["gemini"])
+    assert result["usage"] == {
+        "input_tokens": claude_in + gemini_in,
+        "output_tokens": claude_out + gemini_out,
+        "cost_usd": round(CLAUDE_COST * len(sent["claude"]), 6),
+    }
+    status = (record / "decision.md").read_text().splitlines()[2]
+    assert f"{claude_in + gemini_in:,} tokens in, {claude_out + gemini_out:,} out, $" in status
