@@ -65,7 +65,7 @@ def test_init_writes_a_commented_file_for_the_clis_found_here(shell):
     assert written["roles"] == {
         "advocate": "claude",
         "critic": "codex",
-        "lead": "claude",
+        "lead": "codex",
         "proxies": [],
     }
     assert list(written["clis"]) == ["claude", "codex", "gemini"]

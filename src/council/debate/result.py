@@ -159,7 +159,8 @@ def _usage_text(usage: Mapping[str, Any] | None) -> str:
     if usage.get("output_tokens") is not None:
         parts.append(f"{usage['output_tokens']:,} out")
     if usage.get("cost_usd") is not None:
-        parts.append(f"${usage['cost_usd']:.2f}")
+        cost = usage["cost_usd"]
+        parts.append(f"${cost:.2f}" if cost >= 0.1 else f"${cost:.4f}")  # cents matter here
     return " · " + ", ".join(parts) if parts else ""
 
 
