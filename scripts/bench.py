@@ -144,7 +144,10 @@ def critical_path(result: dict, record: Path) -> float:
     """Sum over the sequential phases of the longest call in each phase."""
     phases: dict[tuple[int, str], float] = {}
     for c in result["contributions"]:
-        phase = "LAST" if c["phase"] in ("REBUTTAL", "FINAL_SUMMARY") else c["phase"]
+        # Phases that run side by side count once: their longest call.
+        phase = {"REBUTTAL": "LAST", "FINAL_SUMMARY": "LAST", "BLIND_TAKE": "PROPOSAL"}.get(
+            c["phase"], c["phase"]
+        )
         key = (c["round"], phase)
         phases[key] = max(phases.get(key, 0.0), c["latency_s"])
     state = json.loads((record / "state.json").read_text())
@@ -185,11 +188,36 @@ def prompt_economy(result: dict, record: Path) -> dict:
     }
 
 
-def startup(argv: list[str], runs: int = 10) -> float:
+def runs_commands(project: Project, record: Path, count: int = 200) -> dict[str, float]:
+    """Fill a scratchpad with `count` copies of a finished record (new ids), then time
+    `council list`, `status last` and `show last` over it as a user runs them."""
+    import shutil
+
+    pad = project.root / "many"
+    pad.mkdir()
+    for i in range(count):
+        run_id = f"debate-20260101-{i // 3600:02d}{i // 60 % 60:02d}{i % 60:02d}-b{i:03d}"
+        copy = pad / run_id
+        shutil.copytree(record, copy, ignore=shutil.ignore_patterns("rooms"))
+        state = json.loads((copy / "state.json").read_text())
+        state["id"] = run_id
+        (copy / "state.json").write_text(json.dumps(state))
+    scratchpad = ("--scratchpad", str(pad))
+    return {
+        name: startup([*COUNCIL, *argv, *scratchpad], runs=5, cwd=project.root)
+        for name, argv in (
+            ("list", ["list", "--limit", str(count)]),
+            ("status", ["status", "last"]),
+            ("show", ["show", "last"]),
+        )
+    }
+
+
+def startup(argv: list[str], runs: int = 10, cwd: Path | None = None) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=True)
+        subprocess.run(argv, capture_output=True, check=True, cwd=cwd)
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 
@@ -310,9 +338,17 @@ def main() -> int:
             ts(e) for e in entries if e["action"] == "CHALLENGE" and e["to"] == "proxy-sim-hang"
         )
         killed = next(
-            ts(e) for e in entries if e["kind"] == "broadcast" and e["from"] == "proxy-sim-hang"
+            ts(e)
+            for e in entries
+            if e["kind"] == "broadcast"
+            and e["from"] == "proxy-sim-hang"
+            and e["phase"] == "CHALLENGE"
         )
-        status = next(c["status"] for c in result["contributions"] if c["seat"] == "proxy-sim-hang")
+        status = next(
+            c["status"]
+            for c in result["contributions"]
+            if c["seat"] == "proxy-sim-hang" and c["phase"] == "CHALLENGE"
+        )
         delay = respond - challenge
         figures["straggler"] = {
             "soft_s": soft,
@@ -353,6 +389,36 @@ def main() -> int:
             )
         )
         figures["prompt_economy"]["saving"] = round(saving, 3)
+
+        # 7. The BLIND TAKE beside the PROPOSAL costs no wall time (same debate, with and
+        # without it, medians of REPEAT runs each, interleaved so load hits both alike).
+        walls: dict[str, list[float]] = {"with": [], "without": []}
+        for _ in range(REPEAT):
+            for name, extra in (("with", ()), ("without", ("--no-blind",))):
+                run = project.debate("--with", "sim", *extra, COUNCIL_SIM_DELAY=str(d))
+                walls[name].append(run.wall_s)
+        with_blind, without = (statistics.median(walls[k]) for k in ("with", "without"))
+        figures["blind_take_wall_s"] = {"with": round(with_blind, 3), "without": round(without, 3)}
+        rows.append(
+            (
+                "BLIND TAKE: 2-round debate with / without it",
+                f"{with_blind:.2f} / {without:.2f} s ({with_blind - without:+.2f} s)",
+                "<= +0.2 s",
+                with_blind - without <= 0.2,
+            )
+        )
+
+        # 8. Living with runs: list, status and show over a scratchpad of 200 records.
+        commands = runs_commands(project, run.record)
+        figures["runs_commands_s"] = {k: round(v, 3) for k, v in commands.items()}
+        rows.append(
+            (
+                "runs: list / status / show, 200 records (median of 5)",
+                " / ".join(f"{commands[k]:.3f}" for k in ("list", "status", "show")) + " s",
+                "each < 0.3 s",
+                max(commands.values()) < 0.3,
+            )
+        )
 
     # 4. Start-up.
     version, help_ = startup([*COUNCIL, "--version"]), startup([*COUNCIL, "--help"])
