@@ -86,8 +86,17 @@ def test_kimi_code_stream_takes_the_last_assistant_message():
             },
         )
     )
-    verdict = adapter_for("kimi").classify(RawResult(0, stdout, ""), PROMPT)
+    raw = RawResult(0, stdout, "", output_format="stream-json")
+    verdict = adapter_for("kimi").classify(raw, PROMPT)
     assert verdict.text == "final answer"
+
+
+def test_a_kimi_cli_answer_that_is_a_json_object_is_taken_as_the_answer():
+    """kimi-cli prints plain text; a lead's DECISION is a JSON object, and must not be read as
+    kimi-code's stream-json (it used to be, failed, was retried, and the run ended degraded)."""
+    decision = json.dumps({"recommendation": "Use Redis.", "confidence": 70})
+    verdict = adapter_for("kimi").classify(RawResult(0, decision + "\n", ""), PROMPT)
+    assert verdict.status.value == "ok" and verdict.text == decision
 
 
 def test_kimi_thinking_doubles_the_timeout():

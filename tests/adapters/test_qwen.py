@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import answer_calls
 
@@ -20,6 +22,16 @@ async def test_qwen_runs_in_plan_mode_and_reads_the_result_event(fakes, seat_for
     assert argv[argv.index("--approval-mode") + 1] == "plan"
     assert argv[argv.index("-m") + 1] == "qwen3-coder-plus"
     assert outcome.text == expected_answer("qwen", PROMPT)
+
+
+async def test_qwen_finds_its_auto_memory_switched_off_in_its_room(fakes, seat_for):
+    """qwen 0.15 reads `.qwen/settings.json` in its working directory (the room); with its
+    managed auto-memory on it makes a second model request after every answer."""
+    seat = seat_for("qwen")
+    await seat.ask(PROMPT)
+    settings = json.loads((seat.room / ".qwen" / "settings.json").read_text())
+    assert settings == {"memory": {"enableManagedAutoMemory": False}}
+    assert answer_calls(fakes, "qwen")[0]["cwd"] == str(seat.room)
 
 
 def test_a_result_event_marked_as_error_is_not_an_answer():

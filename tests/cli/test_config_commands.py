@@ -50,8 +50,7 @@ def test_init_writes_a_commented_file_for_the_clis_found_here(shell):
     result = shell.run("init")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
-        "wrote council.yaml: advocate claude, critic codex, lead codex; "
-        "CLIs: claude, codex, gemini"
+        "wrote council.yaml: advocate claude, critic codex, lead codex; CLIs: claude, codex, gemini"
     )
     text = (shell.project / "council.yaml").read_text()
     first, *rest = text.splitlines()

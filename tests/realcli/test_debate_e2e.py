@@ -97,3 +97,42 @@ def test_a_three_round_debate_of_real_clis_completes_with_a_valid_result(fake_mo
     ]
     assert result["decision"]["synthesized_by"] == "lead (claude)"
     assert result["decision"]["confidence"] is not None
+
+
+def test_a_kimi_cli_lead_delivers_a_decision(fake_model, tmp_path):
+    """kimi-cli prints its answer as plain text; a DECISION answer is a JSON object, which
+    council must not mistake for kimi-code's stream-json (it did: every kimi-cli lead ended
+    degraded)."""
+    if not installed("kimi-cli").ok:
+        _skip_or_fail(installed("kimi-cli").problem())
+    home, tmpdir, project = tmp_path / "home", tmp_path / "tmp", tmp_path / "project"
+    for directory in (home, tmpdir, project):
+        directory.mkdir()
+    (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
+    setup = client_setup("kimi-cli", fake_model, home)
+    env = {
+        "PATH": os.pathsep.join(
+            [str(installed("kimi-cli").bin_dir), str(Path(sys.executable).parent), os.defpath]
+        ),
+        "HOME": str(home),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+        **setup.env,
+    }
+    model = [f"kimi:{setup.model}"] if setup.model else []
+    run = subprocess.run(
+        [
+            sys.executable, "-m", "council", "debate", "Redis or Postgres for sessions?",
+            "--files", "app.py", "--advocate", "sim", "--critic", "sim", "--lead", "kimi",
+            *(("--model", model[0]) if model else ()), "--timeout", "kimi=120", "--json",
+        ],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["status"] == "completed"
+    assert result["decision"]["synthesized_by"] == "lead (kimi)"
+    assert result["decision"]["confidence"] is not None  # read as JSON, not kept as raw text
+    lead = next(s for s in result["seats"] if s["name"] == "lead")
+    assert lead["status"] == "ok" and lead["calls"] == 1  # no retry, no repair

@@ -90,6 +90,7 @@ class Invocation:
     answer_file: Path | None = None  # read as the answer when the CLI writes one
     tty: bool = False
     room_files: Mapping[str, str] = field(default_factory=dict)  # written into the room first
+    output_format: str = "text"  # what this call prints, for `extract` (e.g. "stream-json")
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class RawResult:
     stdout: str
     stderr: str
     answer_file_text: str | None = None
+    output_format: str = "text"  # the invocation's: how the adapter asked the CLI to print
 
 
 @dataclass(frozen=True)

@@ -124,10 +124,18 @@ class KimiAdapter(Adapter):
             # for kimi-cli.
             "KIMI_LOOP_MAX_ATTEMPTS_PER_STEP": "2",
         }
-        return Invocation(argv=tuple(argv), stdin=None, room_files=room_files, env=env)
+        return Invocation(
+            argv=tuple(argv),
+            stdin=None,
+            room_files=room_files,
+            env=env,
+            output_format="stream-json",
+        )
 
     def extract(self, result: RawResult) -> str:
-        if not result.stdout.lstrip().startswith("{"):
+        # By the variant the probe found, never by the output's first byte: kimi-cli's plain
+        # answer may itself be a JSON object (a lead's DECISION).
+        if result.output_format != "stream-json":
             return result.stdout  # kimi-cli's text mode
         answer = None
         for event in json_objects(result.stdout):

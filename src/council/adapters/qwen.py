@@ -25,6 +25,9 @@ from council.adapters.base import (
 _API_ERROR = re.compile(r"^\s*\[API Error:")
 
 
+QWEN_SETTINGS = '{"memory": {"enableManagedAutoMemory": false}}\n'
+
+
 class QwenAdapter(Adapter):
     name = "qwen"
     vendor = "alibaba"
@@ -51,7 +54,14 @@ class QwenAdapter(Adapter):
         if model := self.model_for(request):
             argv += ["-m", model]
         argv += self.settings.extra_args
-        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+        return Invocation(
+            argv=tuple(argv),
+            stdin=request.prompt.encode(),
+            # qwen 0.15 reads settings from its working directory (the seat's room): its
+            # managed auto-memory would make a second model request after every answer, and
+            # the call would wait for it.
+            room_files={".qwen/settings.json": QWEN_SETTINGS},
+        )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         if result.exit_code == 0:

@@ -20,6 +20,7 @@ import anyio
 
 from council.adapters.base import (
     Adapter,
+    Invocation,
     RawResult,
     Request,
     Status,
@@ -210,7 +211,7 @@ async def run_call(
             finally:
                 out.close()
                 err.close()
-            verdict = _judge(adapter, invocation.answer_file, raw, out, err, prompt, timeouts)
+            verdict = _judge(adapter, invocation, raw, out, err, prompt, timeouts)
             last_err = err.text() or (out.text() if verdict.status is not Status.OK else "")
             attempts.append(
                 Attempt(
@@ -264,7 +265,7 @@ def _prepare(files: CallFiles, room: Path, prompt: str) -> None:
 
 def _judge(
     adapter: Adapter,
-    answer_file: Path | None,
+    invocation: Invocation,
     raw: AttemptResult,
     out: CappedSink,
     err: CappedSink,
@@ -283,9 +284,10 @@ def _judge(
             Status.AUTH, detail=adapter.interactive_prompt_detail(raw.interactive_prompt)
         )
     answer_text = None
+    answer_file = invocation.answer_file
     if answer_file is not None and answer_file.is_file():
         answer_text = answer_file.read_bytes().decode("utf-8", errors="replace")
-    result = RawResult(raw.exit_code, out.text(), err.text(), answer_text)
+    result = RawResult(raw.exit_code, out.text(), err.text(), answer_text, invocation.output_format)
     verdict = adapter.classify(result, prompt)
     try:
         usage = adapter.read_usage(result)
@@ -303,6 +305,7 @@ def _place_room_files(room: Path, room_files: Mapping[str, str]) -> None:
     try:
         for name, text in room_files.items():
             target = room / name
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with suppress(FileNotFoundError):
                 os.chmod(target, 0o600)
             write_private(target, text)
