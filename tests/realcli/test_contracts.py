@@ -110,6 +110,18 @@ async def test_the_adapter_argv_is_accepted_and_the_prompt_and_a_long_answer_pas
     assert outcome.text == expected
 
 
+@pytest.mark.parametrize("cli", CLIS)
+async def test_one_call_is_one_model_request(real_cli, cli):
+    """No hidden model turn after the answer (qwen's managed auto-memory made a second
+    request after every call, and the call waited for it)."""
+    seat = real_cli(cli)
+    outcome = await seat.ask(PROMPT, soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    # A tool call the model asks for (reading a room file) is part of the one turn.
+    answers = [r for r in seat.server.requests(cli) if r.outcome == "answer"]
+    assert len(answers) == 1, [(r.outcome, r.prompt[:60]) for r in seat.server.requests(cli)]
+
+
 @pytest.mark.parametrize(
     "cli",
     [
