@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 
-def write_private(path: Path, text: str) -> None:
-    """Atomic 0600 write (temporary file in the same directory, then rename)."""
+def write_private(path: Path, text: str, mode: int = 0o600) -> None:
+    """Atomic write (temporary file in the same directory, then rename), 0600 unless `mode`
+    says otherwise (the umask applies to that)."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

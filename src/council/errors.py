@@ -20,6 +20,7 @@ class ExitCode(IntEnum):
     REVIEW_GATE = 6  # `review` found a blocking finding
     STILL_RUNNING = 75  # `wait` timed out while the run goes on (EX_TEMPFAIL)
     INTERRUPTED = 130  # 128 + SIGINT
+    BROKEN_PIPE = 141  # 128 + SIGPIPE: stdout's reader went away, as a shell tool exits
 
     @classmethod
     def of_status(cls, status: str) -> ExitCode:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from council.safetext import clean
+
 
 @dataclass
 class SeatLine:
@@ -64,7 +66,9 @@ class Progress:
         return f"[{minutes:02d}:{seconds:02d}]"
 
     def _emit(self, text: str, shown: bool = True) -> None:
-        line = f"{self._stamp()} {text}\n"
+        # The last line of defence: whatever a line quotes, no control sequence reaches the
+        # terminal (the live view's own cursor moves are written apart, in _clear).
+        line = f"{self._stamp()} {clean(text)}\n"
         if self._log is not None:
             os.write(self._log, line.encode())  # one write: a reader sees whole lines
         else:

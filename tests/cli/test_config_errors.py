@@ -20,7 +20,7 @@ CASES = [
     ("debate: {words: {proxy: 0}}", "debate.words.proxy: expected an integer of at least 1, got 0"),
     (
         "debate: {hard_timeout_factor: 0.5}",
-        "debate.hard_timeout_factor: expected a number of at least 1, got 0.5",
+        "debate.hard_timeout_factor: expected a number from 1 to 10, got 0.5",
     ),
     ("debate: {blind: maybe}", "debate.blind: expected true or false, got 'maybe'"),
     (
@@ -57,7 +57,7 @@ CASES = [
     ),
     (
         "clis: {codex: {timeout_s: fast}}",
-        "clis.codex.timeout_s: expected a number of at least 1 (or null), got 'fast'",
+        "clis.codex.timeout_s: expected a number from 1 to 86400 (or null), got 'fast'",
     ),
     (
         "clis: {Big Tool: {command: [t]}}",

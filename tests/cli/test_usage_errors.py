@@ -26,7 +26,8 @@ CASES = [
     ([], 2, "Usage: council"),
     (["frobnicate"], 2, "No such command 'frobnicate'"),
     (["--config", "missing.yaml", "doctor"], 4, "missing.yaml: config file not found"),
-    (["debate"], 2, "Missing argument 'QUESTION'"),
+    (["debate"], 2, "the question is missing: give it first"),
+    (["debate", "--files", "a.py", "What now?"], 2, "or end the file list with --"),
     (["debate", "q", "--rounds", "9"], 2, "'--rounds': 9 is not in the range 2<=x<=5"),
     (["debate", "q", "--rounds", "1"], 2, "is not in the range 2<=x<=5"),
     (["debate", "q", "--effort", "huge"], 2, "'huge' is not one of 'low', 'medium'"),
@@ -36,7 +37,10 @@ CASES = [
     (["debate", "   "], 2, "the question is empty"),
     (["debate", "@nope.md", "--sim"], 2, "cannot read the question from nope.md"),
     (["debate", "q", "--sim", "--files", "nope.py"], 2, "nope.py: no such file"),
-    (["debate", "q", "--sim", "--timeout", "sim=abc"], 2, "'abc' is not a positive number"),
+    (["debate", "q", "--sim", "--timeout", "sim=abc"], 2, "'abc' is not a number of seconds"),
+    (["debate", "q", "--sim", "--timeout", "sim=nan"], 2, "'nan' is not a number of seconds"),
+    (["debate", "q", "--sim", "--timeout", "codex=60"], 2, "codex, which has no seat"),
+    (["debate", "q", "--sim", "--advocate", "claude"], 2, "names a real CLI: drop --sim"),
     (["debate", "q", "--sim", "--timeout", "sim"], 2, "bad --timeout value 'sim'"),
     (["debate", "q", "--sim", "--model", "gpt"], 2, "bad --model value 'gpt'"),
     (["debate", "q", "--sim", "--preset", "fast"], 2, "unknown preset 'fast'"),
@@ -109,7 +113,12 @@ def test_a_bug_is_reported_briefly_with_exit_1(runner, monkeypatch):
     monkeypatch.setattr("council.debate.run.start_debate", broken)
     result = runner.invoke(cli, ["debate", "q", "--sim"], prog_name="council")
     assert result.exit_code == 1
-    assert "council: internal error: RuntimeError: planted (run with -v" in result.output
+    assert "council: internal error: RuntimeError: planted; this is a bug: please report" in (
+        result.output
+    )
+    where = Path(result.output.rsplit("traceback in ", 1)[1].strip())
+    assert "RuntimeError: planted" in where.read_text()  # the traceback, kept for the report
+    where.unlink()
     assert "Traceback" not in result.output
 
 

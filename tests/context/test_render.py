@@ -64,14 +64,14 @@ def test_context_md_can_carry_the_refreshed_technical_context(ctx):
 def test_the_setup_report_lists_files_lines_truncations_and_redaction_counts(ctx):
     report = setup_report(ctx)
     assert report[0] == "context: 3 files, 204 lines sent, 1 truncated, 1 redaction"
-    assert report[1:5] == [
+    assert report[1:4] == [
         "  app.py: 2 lines sent",
         "  conf/db.yaml: 2 lines sent, 1 redaction (password 1)",
         "  big.md: 200 of 700 lines sent (truncated)",
-        "warning: skipped logo.png: binary file",
     ]
-    assert report[5].startswith("technical context (")
-    assert report[6:] == [f"  {line}" for line in ctx.technical]
+    assert ctx.warnings == ("skipped logo.png: binary file",)  # printed once, as a warning
+    assert report[4].startswith("technical context (")
+    assert report[5:] == [f"  {line}" for line in ctx.technical]
     assert not any(SECRET in line for line in report)
 
 

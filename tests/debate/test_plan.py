@@ -89,8 +89,18 @@ def test_the_same_cli_may_sit_twice_as_proxies_and_auto_adds_the_unseated():
 
 
 def test_sim_seats_every_role_on_the_simulator():
-    p = plan(DebateFlags(question="q", sim=True, proxies=("codex",)), have=())
+    p = plan(DebateFlags(question="q", sim=True, proxies=("sim", "sim")), have=())
     assert {s.cli for s in (*p.seats, p.lead)} == {"sim"} and p.simulated
+
+
+def test_sim_with_a_real_cli_named_on_the_command_line_is_a_usage_error():
+    with pytest.raises(UsageError, match="--with codex names a real CLI: drop --sim"):
+        plan(DebateFlags(question="q", sim=True, proxies=("codex",)), have=())
+
+
+def test_a_run_seating_only_the_simulator_is_simulated_without_sim():
+    p = plan(DebateFlags(question="q", advocate="sim", critic="sim", lead="sim"))
+    assert p.simulated
 
 
 def test_lead_caller_leaves_the_lead_empty():
@@ -100,8 +110,16 @@ def test_lead_caller_leaves_the_lead_empty():
 def test_a_timeout_flag_sets_the_soft_timeout_of_that_cli():
     p = plan(DebateFlags(question="q", timeouts=("codex=900,claude=120",)))
     assert p.critic.soft_timeout_s == 900 and p.advocate.soft_timeout_s == 120
-    with pytest.raises(UsageError, match="positive number"):
-        plan(DebateFlags(question="q", timeouts=("codex=soon",)))
+    for bad in ("soon", "nan", "inf", "-1", "0", "1e9"):
+        with pytest.raises(UsageError, match="not a number of seconds from more than 0"):
+            plan(DebateFlags(question="q", timeouts=(f"codex={bad}",)))
+
+
+def test_a_timeout_or_model_for_a_cli_without_a_seat_is_a_usage_error():
+    with pytest.raises(UsageError, match="--timeout names gemini, which has no seat"):
+        plan(DebateFlags(question="q", timeouts=("gemini=900",)))
+    with pytest.raises(UsageError, match="--model names qwen, which has no seat"):
+        plan(DebateFlags(question="q", models=("qwen:max",)))
 
 
 def test_an_unknown_cli_in_a_flag_is_a_usage_error_listing_the_valid_ones():

@@ -243,6 +243,24 @@ def first_line(text: str, limit: int = 240) -> str:
     return ""
 
 
+_TELLING = re.compile(
+    r"error|exception|failed|failure|fatal|denied|not found|cannot|can't|unable|invalid|"
+    r"refused|missing|no such|timed? ?out|abort",
+    re.IGNORECASE,
+)
+
+
+def telling_line(text: str, limit: int = 240) -> str:
+    """The line of a CLI's output that best says what went wrong: the last one of its last
+    20 lines that names an error, else the last one with words in it. Lines of box drawing,
+    rules or bare punctuation (a TUI's frame) never."""
+    lines = [line.strip() for line in text.strip().splitlines()[-20:]]
+    worded = [line for line in lines if sum(c.isalpha() for c in line) >= 3]
+    telling = [line for line in worded if _TELLING.search(line)]
+    chosen = (telling or worded or [""])[-1]
+    return chosen[:limit]
+
+
 def is_echo(answer: str, prompt: str) -> bool:
     """True when the output merely repeats the prompt (or a large piece of it)."""
     a = " ".join(answer.split())
@@ -396,7 +414,7 @@ class Adapter:
                 detail=first_line(_matching_line(text, self.rate_limit_patterns)),
                 retry_after_s=parse_retry_after(text),
             )
-        reason = first_line(tail(text, 3)) or "no output"
+        reason = telling_line(text) or "no output"
         return Verdict(Status.ERROR, detail=f"exit {exit_code}: {reason}")
 
     def auth_detail(self, text: str) -> str:

@@ -8,6 +8,7 @@ where a command's result or error becomes an exit code and a message.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -78,16 +79,41 @@ class CouncilGroup(click.Group):
         except (click.exceptions.Abort, KeyboardInterrupt):
             click.echo("council: interrupted", err=True)
             code = ExitCode.INTERRUPTED
+        except BrokenPipeError:
+            # The reader went away (`council ... | head -1`): nothing left to say to it.
+            _silence_stdout()
+            code = ExitCode.BROKEN_PIPE
         except Exception as exc:
             if _verbose(ctx):
                 raise
+            where = getattr(exc, "council_traceback", None) or _keep_traceback(exc)
             click.echo(
-                f"council: internal error: {type(exc).__name__}: {exc} "
-                "(run with -v for the traceback)",
+                f"council: internal error: {type(exc).__name__}: {exc}; this is a bug: please "
+                f"report it with the traceback in {where}",
                 err=True,
             )
             code = ExitCode.INTERNAL
         ctx.exit(int(code or ExitCode.OK))
+
+
+def _keep_traceback(exc: BaseException) -> str:
+    """A bug outside any run: its traceback in the temporary directory."""
+    import tempfile
+    import traceback
+
+    path = Path(tempfile.gettempdir()) / f"council-{os.getpid()}.err"
+    try:
+        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:
+        return "(nowhere: the temporary directory is not writable; run with -v)"
+    return str(path)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush finds no broken pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _verbose(ctx: click.Context) -> bool:
@@ -100,7 +126,7 @@ def _verbose(ctx: click.Context) -> bool:
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path),
     help="Config file (default: ./council.yaml, then ~/.config/council/config.yaml).",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Show argv, timings and tracebacks.")

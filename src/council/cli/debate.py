@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,7 +11,7 @@ import click
 
 from council.cli.app import CliState, cli, collect_from_now, output_options
 from council.cli.options import MultiValueOption
-from council.errors import ExitCode
+from council.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from council.config import Config
@@ -18,21 +19,40 @@ if TYPE_CHECKING:
     from council.debate.run import DebateRun
 
 
+QUESTION_CAP = 16_000  # characters; the question goes into every prompt, whole
+
+
 def _read_question(question: str) -> str:
+    """The question as given: the argument, `-` (stdin) or `@file.md`."""
     if question == "-":
-        text = sys.stdin.read()
+        if sys.stdin is None or sys.stdin.closed:
+            raise UsageError(
+                "`-` reads the question from stdin, but stdin is closed; "
+                "pipe the question in, or give it as an argument or @file.md"
+            )
+        try:
+            text = sys.stdin.read()
+        except UnicodeDecodeError:
+            raise UsageError("the question on stdin is not UTF-8 text; send it as UTF-8") from None
     elif question.startswith("@"):
         path = Path(question[1:])
         try:
             text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{path} is not UTF-8 text; save the question as UTF-8") from None
         except OSError as exc:
-            raise click.UsageError(
-                f"cannot read the question from {path}: {exc.strerror}"
+            raise UsageError(
+                f"cannot read the question from {path}: {exc.strerror or exc}"
             ) from None
     else:
         text = question
     if not text.strip():
-        raise click.UsageError("the question is empty: give it as an argument, `-` or @file.md")
+        raise UsageError("the question is empty: give it as an argument, `-` or @file.md")
+    if len(text) > QUESTION_CAP:
+        raise UsageError(
+            f"the question is {len(text):,} characters, over the {QUESTION_CAP:,} a question "
+            "may have: put the long text in a file and give it with --files"
+        )
     return text.strip()
 
 
@@ -53,14 +73,49 @@ def emit_result(
 
     markdown = render_markdown(result)
     as_text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-    if result["status"] in ("completed", "degraded"):
+    # JSON always (a script in CI needs the status of a failed run too); the Markdown
+    # DECISION only when there is one.
+    if as_json or result["status"] in ("completed", "degraded"):
         click.echo(as_text if as_json else markdown, nl=False)
-    if output is not None:
-        output.write_text(as_text if output.suffix == ".json" else markdown, encoding="utf-8")
     if error is not None:
         click.echo(f"council: {error}", err=True)
+    if dropped := [s for s in result["seats"] if s["status"] == "dropped"]:
+        click.echo("dropped: " + ", ".join(f"{s['name']} ({s['cli']})" for s in dropped), err=True)
     click.echo(f"saved: {result['scratchpad']}", err=True)
+    if output is not None:
+        _write_output(output, as_text if output.suffix == ".json" else markdown)
     return exit_code
+
+
+def check_output(output: Path | None, files: tuple[str, ...], question: str) -> None:
+    """Before any CLI runs: --output must be writable, and never one of the inputs."""
+    if output is None:
+        return
+    target = output.expanduser().resolve()
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"--output {output}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--output {output}: the folder {folder} is not writable")
+    if target.is_dir():
+        raise UsageError(f"--output {output} is a directory; give a file name")
+    inputs = [Path(f).expanduser().resolve() for f in files]
+    if question.startswith("@"):
+        inputs.append(Path(question[1:]).expanduser().resolve())
+    if target in inputs:
+        raise UsageError(
+            f"--output {output} is one of the debate's own inputs and would be overwritten; "
+            "write the result somewhere else"
+        )
+
+
+def _write_output(output: Path, text: str) -> None:
+    from council.atomicio import write_private
+
+    try:
+        write_private(output.expanduser(), text, mode=0o666)  # a user's file: the umask rules
+    except OSError as exc:
+        raise UsageError(f"cannot write --output {output}: {exc.strerror}") from None
 
 
 def _emit_run(run: DebateRun, as_json: bool, output: Path | None) -> ExitCode:
@@ -79,7 +134,7 @@ output_option = click.option(
 
 
 @cli.command(context_settings={"ignore_unknown_options": False})
-@click.argument("question")
+@click.argument("question", required=False)
 @click.option(
     "--files",
     "files",
@@ -138,7 +193,7 @@ output_option = click.option(
 @click.pass_obj
 def debate(
     state: CliState,
-    question: str,
+    question: str | None,
     files: tuple[str, ...],
     diff_ref: str | None,
     proxies: tuple[str, ...],
@@ -172,6 +227,11 @@ def debate(
     from council.debate.plan import DebateFlags
     from council.debate.run import start_debate
 
+    if question is None:
+        raise UsageError(
+            'the question is missing: give it first (council debate "question" --files a.py '
+            'b.py), or end the file list with -- (--files a.py b.py -- "question")'
+        )
     flags = DebateFlags(
         question=_read_question(question),
         files=files,
@@ -192,6 +252,7 @@ def debate(
         allow_secrets=allow_secrets,
         no_blind=no_blind,
     )
+    check_output(output, files, question)
     config = state.config()
     if detach:
         return _detach(state, flags, config, as_json)
@@ -231,6 +292,7 @@ def resume(
     """
     from council.debate.run import resume_debate
 
+    check_output(output, (), "")
     config = state.config()
     collect_from_now()
     run = resume_debate(debate_id, config, state.progress(), scratchpad=scratchpad)

@@ -41,27 +41,45 @@ def find_config_files(
 ) -> tuple[ConfigFile, ...]:
     """The files to merge, highest precedence first: the project file, then the user file."""
     if explicit is not None:
+        if explicit.is_dir():
+            raise ConfigError(f"{explicit}: is a directory, not a config file; check --config")
         if not explicit.is_file():
             raise ConfigError(f"{explicit}: config file not found; check the --config path")
         project: Path | None = explicit
     else:
         local = cwd / CONFIG_NAME
-        project = local if local.is_file() else None
+        project = local if _exists(local) else None
     user = user_config_path(environ)
     found = []
     if project is not None:
         found.append(ConfigFile(project, Level.PROJECT))
-    if user is not None and user.is_file() and not _same_file(user, project):
+    if user is not None and _exists(user) and not _same_file(user, project):
         found.append(ConfigFile(user, Level.USER))
     return tuple(found)
+
+
+def _exists(path: Path) -> bool:
+    """A config file is there, or something in its place that `read_yaml` will name (a
+    directory where a file belongs is a mistake to report, not a file to skip)."""
+    return path.is_file() or path.is_dir()
 
 
 def read_yaml(path: Path) -> Any:
     """The file's YAML value (None for an empty file); a syntax error names the line."""
     import yaml  # only when there is a file: keeps start-up light
 
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a directory, not a config file; give a file")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the config file is not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
+    if "\0" in text:
+        raise ConfigError(f"{path}: the config file is binary, not YAML text")
+    try:
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -71,10 +89,6 @@ def read_yaml(path: Path) -> Any:
             # An unclosed bracket is found at the end of the file: say where it opened.
             problem += f" ({context} on line {context_mark.line + 1})"
         raise ConfigError(f"{path}:{where}: YAML syntax error: {problem}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: the config file is not UTF-8 text") from None
 
 
 def _same_file(a: Path, b: Path | None) -> bool:

@@ -8,6 +8,7 @@ only when a file is checked, so commands run without a config file never load it
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -38,10 +39,30 @@ def check_against_schema(raw: Any, where: str) -> None:
     """Raise a `ConfigError` (exit 4) for the most specific problem of `raw`, if any."""
     from jsonschema.exceptions import relevance
 
+    if (bad := _not_a_number(raw)) is not None:
+        # NaN passes every minimum and maximum (comparisons with it are false).
+        raise ConfigError(f"{where}: {key_path(bad)}: expected a number, got .nan")
     errors = list(_validator().iter_errors(raw))
     if errors:
         # The deepest, then the earliest: the most specific of what is wrong.
         raise ConfigError(f"{where}: {describe_error(max(errors, key=relevance))}")
+
+
+def _not_a_number(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    """The key path of the first NaN in `value`, or None."""
+    if isinstance(value, float) and math.isnan(value):
+        return path
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        if (found := _not_a_number(item, (*path, key))) is not None:
+            return found
+    return None
 
 
 def describe_error(error: ValidationError) -> str:

@@ -74,6 +74,8 @@ def gather_context(
             diff_ref, cwd, root, accepted, allow_secrets, allow_files, warnings
         )
         accepted += extra_files
+        if not diff_text.strip():
+            warnings.append(f"git diff {diff_ref} is empty: nothing changed against {diff_ref}")
 
     texts: list[tuple[Accepted, str, dict[str, int]]] = []
     for item in accepted:

@@ -66,7 +66,8 @@ def _excerpt_line(e: FileExcerpt) -> str:
 
 
 def setup_report(ctx: DebateContext) -> list[str]:
-    """The PARSE + CONTEXT part of the setup report, one stderr line per entry."""
+    """The PARSE + CONTEXT part of the setup report, one stderr line per entry; the context's
+    warnings are not among them."""
     summary = (
         f"context: {_plural(len(ctx.files), 'file')}"
         + (f" + git diff {ctx.diff_ref}" if ctx.diff_ref else "")
@@ -79,7 +80,7 @@ def setup_report(ctx: DebateContext) -> list[str]:
     if ctx.diff_excerpt is not None:
         lines.append(_excerpt_line(ctx.diff_excerpt))
     lines += [_excerpt_line(e) for e in ctx.files]
-    lines += [f"warning: {w}" for w in ctx.warnings]
+    # (The context's warnings are printed apart, as warnings: --quiet keeps those.)
     lines.append(f"technical context ({_plural(len(ctx.technical), 'line')}):")
     lines += [f"  {t}" for t in ctx.technical] or ["  (none)"]
     return lines

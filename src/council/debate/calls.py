@@ -13,6 +13,7 @@ from council.adapters.base import Adapter, Status, Tool
 from council.debate.messages import Ask, Reply
 from council.debate.votes import parse_vote
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.safetext import clean
 from council.words import truncate
 
 
@@ -56,6 +57,9 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         environ=tuning.environ,
     )
     last = outcome.attempts[-1] if outcome.attempts else None
+    # What a CLI printed is untrusted: no control sequence of it reaches a terminal, a record
+    # meant for reading or another prompt (the response file keeps the raw bytes).
+    answer, detail = clean(outcome.text), clean(outcome.detail)
     common = {
         "stem": ask.stem,
         "cli": site.adapter.display_name,
@@ -64,7 +68,7 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         "latency_s": round(outcome.latency_s, 2),
         "attempts": len(outcome.attempts),
         "exit_code": outcome.exit_code,
-        "detail": outcome.detail,
+        "detail": detail,
         "exceeded_soft": outcome.exceeded_soft,
         "prompt_file": files.prompt.name,
         "response_file": last.response_file.name if last else "",
@@ -76,15 +80,15 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         "usage": asdict(outcome.usage) if outcome.usage is not None else None,
     }
     if outcome.status is not Status.OK:
-        notice = f"{site.seat} {outcome.status.value}: {outcome.detail}"
-        return Reply(text=notice, stderr_tail=outcome.stderr_tail, **common)
-    cast = parse_vote(outcome.text) if ask.vote else None
+        notice = f"{site.seat} {outcome.status.value}: {detail}"
+        return Reply(text=notice, stderr_tail=clean(outcome.stderr_tail), **common)
+    cast = parse_vote(answer) if ask.vote else None
     if cast is not None:
         common |= {"vote": cast.vote, "vote_reason": cast.reason}
     if ask.limit is None:
-        words = len(outcome.text.split())
-        return Reply(text=outcome.text, words=words, original_words=words, **common)
-    cut = truncate(outcome.text, ask.limit)
+        words = len(answer.split())
+        return Reply(text=answer, words=words, original_words=words, **common)
+    cut = truncate(answer, ask.limit)
     return Reply(
         text=cut.text,
         words=cut.words,

@@ -11,6 +11,7 @@ from council.debate.messages import LEAD
 from council.debate.state import Contribution, DebateState
 from council.progress import Progress
 from council.runs.record import Record
+from council.safetext import clean
 
 
 class Journal:
@@ -41,6 +42,7 @@ class Journal:
         )
 
     async def warn(self, text: str) -> None:
+        text = clean(text)  # it may quote a CLI's output (a `--version` line, a stderr line)
         self.state.warn(text)
         self.progress.warn(text)
         await self.note(f"warning: {text}")

@@ -298,6 +298,7 @@ class Lead:
             decision = None
         else:
             decision, synthesized = await self.synthesis.decide(round_no, prompt)
+            decision["synthesized"] = synthesized
             decision["synthesized_by"] = f"lead ({self.plan.lead.cli})"
             decision["unchallenged"] = self.state.unchallenged
             decision |= {"votes": votes, "vote_reasons": reasons, "tally": tally}

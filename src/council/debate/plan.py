@@ -10,6 +10,7 @@ nothing above set them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -206,10 +207,26 @@ def resolve_plan(
     if rounds not in ROUNDS:
         raise UsageError(f"--rounds must be 2 to 5, not {rounds}")
     quorum = settings["quorum"].value
-    models = {**(preset.models if preset else {}), **_pairs(flags.models, ":", "--model")}
+    flag_models = _pairs(flags.models, ":", "--model")
+    models = {**(preset.models if preset else {}), **flag_models}
     timeouts = {
         cli: _seconds(value, cli) for cli, value in _pairs(flags.timeouts, "=", "--timeout").items()
     }
+    if flags.sim:
+        for flag, text in (
+            ("--advocate", flags.advocate),
+            ("--critic", flags.critic),
+            ("--lead", flags.lead),
+            *(("--with", p) for p in flags.proxies or ()),
+        ):
+            named = None if text in (None, CALLER, "auto") else parse_seat_spec(text).cli
+            if named is not None:
+                _check_name(named, config)
+            if named is not None and _adapter_name(named, config) != "sim":
+                raise UsageError(
+                    f"--sim seats every role on the simulator, but {flag} {text} names a "
+                    "real CLI: drop --sim, or that flag"
+                )
 
     def seat(name: str, role: str, spec: SeatSpec) -> SeatPlan:
         cli = spec.cli
@@ -279,10 +296,21 @@ def resolve_plan(
         taken = sum(1 for p in proxies if p.name == base or p.name.startswith(base + "-"))
         proxies.append(replace(planned, name=base if not taken else f"{base}-{taken + 1}"))
 
+    advocate = seat("advocate", "advocate", advocate_spec)
+    critic = seat("critic", "critic", critic_spec)
+    everyone = [advocate, critic, *proxies, *([lead] if lead else [])]
+    named = {advocate_spec.cli, critic_spec.cli, *(s.cli for s in proxy_specs)}
+    named |= {s.cli for s in everyone} | ({lead_spec.cli} if lead is not None else set())
+    for flag, given in (("--timeout", timeouts), ("--model", flag_models)):
+        if unseated := sorted(set(given) - named):
+            raise UsageError(
+                f"{flag} names {', '.join(unseated)}, which has no seat in this debate; "
+                f"the seated CLIs are {', '.join(sorted(named))}"
+            )
     return DebatePlan(
         question=flags.question,
-        advocate=seat("advocate", "advocate", advocate_spec),
-        critic=seat("critic", "critic", critic_spec),
+        advocate=advocate,
+        critic=critic,
         proxies=tuple(proxies),
         lead=lead,
         rounds=rounds,
@@ -296,13 +324,18 @@ def resolve_plan(
         ready_timeout_s=debate.ready_timeout_s,
         hard_timeout_factor=debate.hard_timeout_factor,
         blind=settings["blind"].value,
-        simulated=flags.sim,
+        # A run on the simulator alone is SIMULATED, whether or not --sim said so.
+        simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,
         allow_secrets=flags.allow_secrets,
         scratchpad=flags.scratchpad or config.scratchpad,
         extra_patterns=config.redact.extra_patterns,
         allow_files=config.redact.allow_files,
     )
+
+
+def _adapter_name(cli: str, config: Config) -> str:
+    return adapter_for(cli, config.clis).settings.adapter
 
 
 def _check_name(cli: str, config: Config) -> None:
@@ -325,11 +358,18 @@ def _pairs(items: Sequence[str], sep: str, flag: str) -> dict[str, str]:
     return pairs
 
 
+MAX_TIMEOUT_S = 86_400.0  # a day: anything longer is a typo, and `inf` would never end
+
+
 def _seconds(value: str, cli: str) -> float:
     try:
         seconds = float(value)
     except ValueError:
-        seconds = -1
-    if seconds <= 0:
-        raise UsageError(f"bad --timeout for {cli}: '{value}' is not a positive number of seconds")
+        seconds = math.nan
+    # NaN fails every comparison: it must be refused here, or it poisons the record.
+    if not (0 < seconds <= MAX_TIMEOUT_S):
+        raise UsageError(
+            f"bad --timeout for {cli}: '{value}' is not a number of seconds from more than 0 "
+            f"to {MAX_TIMEOUT_S:g}"
+        )
     return seconds

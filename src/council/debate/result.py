@@ -219,11 +219,13 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += ["", "## Accepted trade-offs"] + [
             f"- {t}" for t in decision.get("tradeoffs") or ["(none)"]
         ]
-        lines += ["", "## Blocking concerns"] + (
-            [f"- {b}" for b in decision["blocking_concerns"]]
-            if decision.get("blocking_concerns")
-            else ["None - proceed"]
-        )
+        if decision.get("synthesized") is False:
+            concerns = ["Unknown: no DECISION could be synthesized; read the debate record below"]
+        elif decision.get("blocking_concerns"):
+            concerns = [f"- {b}" for b in decision["blocking_concerns"]]
+        else:
+            concerns = ["None - proceed"]
+        lines += ["", "## Blocking concerns", *concerns]
         step = decision.get("next_step") or {}
         lines += [
             "",

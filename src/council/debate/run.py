@@ -42,6 +42,7 @@ from council.progress import Progress
 from council.runs.lock import RecordLock, RecordLocked
 from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import find_run, read_state
+from council.safetext import clean
 
 
 @dataclass
@@ -147,10 +148,11 @@ def prepare_debate(
 ) -> Prepared:
     cwd = cwd or Path.cwd()
     redactor = Redactor(config.redact.extra_patterns)
-    # The question leaves the machine in every prompt: it gets the files' redaction too.
-    question, found = redactor.text(flags.question, filename="question.md")
+    # The question leaves the machine in every prompt: it gets the files' redaction too, and
+    # (pasted from anywhere) no terminal control sequence of it goes further.
+    question, found = redactor.text(clean(flags.question), filename="question.md")
+    flags = dataclasses_replace(flags, question=question)
     if found:
-        flags = dataclasses_replace(flags, question=question)
         progress.warn(f"redacted {sum(found.values())} secret(s) from the question")
     plan = resolve_plan(flags, config)
     # PARSE + CONTEXT: bad input stops here, before any record exists.
@@ -274,6 +276,7 @@ def _drive(
         except BaseException as exc:  # unwrapped here, at the lead's boundary
             error = _council_error(exc)
             if error is None:
+                keep_traceback(exc, record.file(TRACEBACK))
                 raise
         if interrupted:
             state.status = "interrupted"
@@ -306,6 +309,21 @@ def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError |
     record.write_json("result.json", result)
     record.write_text("decision.md", render_markdown(result))
     return DebateRun(record, result, exit_code, error)
+
+
+TRACEBACK = "council.err"
+
+
+def keep_traceback(exc: BaseException, path: Path) -> None:
+    """A bug: its traceback goes into the record, and the exception says where (the command
+    line's edge tells the user, and asks for a report)."""
+    import traceback
+
+    try:
+        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    except OSError:
+        return
+    exc.council_traceback = str(path)  # type: ignore[attr-defined]
 
 
 def _council_error(exc: BaseException) -> CouncilError | None:

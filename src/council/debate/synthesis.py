@@ -61,6 +61,7 @@ class Synthesis:
             effort=seat.effort,
         )
         await self.journal.note(f"lead calls {seat.cli}", stem=stem)
+        self.journal.progress.info(f"{phase} the lead ({seat.cli}) is writing it")
         reply = await call_cli(site, Ask(prompt=prompt, stem=stem, limit=None), self.tuning)
         contribution = Contribution.of(reply, seat, phase, round_no, reply.status)
         self.journal.store(contribution)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from council.atomicio import append_private, write_json, write_private
+from council.errors import UsageError
 
 
 class RunState(Protocol):
@@ -47,7 +48,23 @@ class Record:
 
     @classmethod
     def create(cls, scratchpad: Path, kind: str = "debate", now: datetime | None = None) -> Record:
-        scratchpad.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if scratchpad.exists() and not scratchpad.is_dir():
+            raise UsageError(
+                f"{scratchpad} is a file, not a directory for records; "
+                "give another with --scratchpad"
+            )
+        try:
+            scratchpad.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot make the records directory {scratchpad}: {exc.strerror}; "
+                "give a writable one with --scratchpad"
+            ) from None
+        if not os.access(scratchpad, os.W_OK | os.X_OK):
+            raise UsageError(
+                f"cannot write records in {scratchpad}: permission denied; "
+                "give a writable one with --scratchpad"
+            )
         stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
         alphabet = string.ascii_lowercase + string.digits
         while True:
