@@ -214,8 +214,15 @@ def resume_debate(
             f"{record.id} is still running ({who}); wait for it (`council wait {record.id}`) "
             f"or stop it first (`council cancel {record.id}`)"
         ) from None
-    state = DebateState.from_json(read_state(record))
-    plan = DebatePlan.from_json(state.plan)
+    try:
+        state = DebateState.from_json(read_state(record))
+        plan = DebatePlan.from_json(state.plan)
+    except (TypeError, KeyError, AttributeError):
+        lock.release()
+        raise UsageError(
+            f"{record.file(STATE)}: not a debate's state (fields are missing); "
+            "the record cannot be resumed"
+        ) from None
     if state.status in ("completed", "degraded"):
         lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")

@@ -1,0 +1,177 @@
+"""Ordinary mistakes, made as a user makes them (a real `council` process): each ends with one
+line naming the problem and what to do, the exit code of protocol.md section 8, and never a
+traceback or `internal error`. And replies are untrusted text: no terminal control sequence of
+a CLI reaches the user's terminal, the DECISION or another seat's prompt."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from project import QUESTION, Project
+
+Setup = Callable[[Project], list[str]]
+
+
+def non_utf8_question(project: Project) -> list[str]:
+    (project.root / "q.md").write_bytes(b"\xff\xfe Redis?")
+    return ["debate", "@q.md", "--sim"]
+
+
+def corrupt_state(content: bytes) -> Setup:
+    def setup(project: Project) -> list[str]:
+        assert project.run("debate", QUESTION, "--sim").returncode == 0
+        (project.record() / "state.json").write_bytes(content)
+        return ["resume", "last"]
+
+    return setup
+
+
+def config_file(content: bytes | None) -> Setup:
+    def setup(project: Project) -> list[str]:
+        path = project.root / "council.yaml"
+        if content is None:
+            path.mkdir()
+        else:
+            path.write_bytes(content)
+        return ["debate", QUESTION, "--sim"]
+
+    return setup
+
+
+def output_onto_an_input(project: Project) -> list[str]:
+    return ["debate", QUESTION, "--sim", "--files", "app.py", "--output", "app.py"]
+
+
+def output_into_a_missing_folder(project: Project) -> list[str]:
+    return ["debate", QUESTION, "--sim", "--output", "nowhere/result.md"]
+
+
+def scratchpad_is_a_file(project: Project) -> list[str]:
+    (project.root / "pad").write_text("a file\n")
+    return ["debate", QUESTION, "--sim", "--scratchpad", "pad"]
+
+
+def huge_question(project: Project) -> list[str]:
+    return ["debate", "why? " * 20_000, "--sim"]
+
+
+CASES: list[tuple[str, Setup, int, str]] = [
+    ("question file not UTF-8", non_utf8_question, 2, "q.md is not UTF-8 text"),
+    ("state.json corrupt", corrupt_state(b"{not json"), 2, "state.json: cannot be read"),
+    ("state.json empty", corrupt_state(b""), 2, "state.json: cannot be read"),
+    ("state.json not an object", corrupt_state(b"[1, 2]"), 2, "not a run's state"),
+    ("state.json without a debate", corrupt_state(b"{}"), 2, "not a debate's state"),
+    ("council.yaml binary", config_file(b"\x00\x01\x02"), 4, "council.yaml: the config file is"),
+    ("council.yaml not UTF-8", config_file(b"rounds: \xff\n"), 4, "is not UTF-8 text"),
+    ("council.yaml a directory", config_file(None), 4, "council.yaml: is a directory"),
+    ("--output onto an input", output_onto_an_input, 2, "one of the debate's own inputs"),
+    ("--output into a missing folder", output_into_a_missing_folder, 2, "does not exist"),
+    ("--scratchpad a file", scratchpad_is_a_file, 2, "is a file, not a directory for records"),
+    ("a 100 KB question", huge_question, 2, "put the long text in a file and give it with"),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "code", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_an_ordinary_mistake_is_one_line_and_its_exit_code(tmp_path, setup, code, message):
+    project = Project(tmp_path)
+    argv = setup(project)
+    before = {p.name for p in project.records()}
+    run = project.run(*argv)
+    assert run.returncode == code, run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    if argv[0] == "debate":  # refused before the run: no record is left behind
+        assert {p.name for p in project.records()} == before
+
+
+def test_the_question_from_a_closed_stdin_is_a_usage_error(tmp_path):
+    project = Project(tmp_path)
+    run = subprocess.run(
+        project.argv("debate", "-", "--sim"),
+        cwd=project.root,
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 2
+    assert "the question is empty" in run.stderr or "stdin is closed" in run.stderr
+
+
+def test_a_failed_run_still_prints_its_result_json(tmp_path):
+    project = Project(tmp_path)
+    project.write_config("clis:\n  sim-out:\n    adapter: sim\n    env: {COUNCIL_SIM_AUTH: '1'}\n")
+    run = project.run("debate", QUESTION, "--sim", "--advocate", "sim-out", "--json")
+    assert run.returncode == 3, run.stderr
+    result = json.loads(run.stdout)  # stdout is the result, even without a DECISION
+    assert result["status"] == "failed" and result["exit_code"] == 3
+
+
+def test_a_broken_pipe_ends_quietly(tmp_path):
+    project = Project(tmp_path)
+    big = " ".join(["long"] * 200)
+    council = subprocess.Popen(
+        project.argv("debate", QUESTION, "--sim", "--json", "--rounds", "3"),
+        cwd=project.root,
+        env=project.env(COUNCIL_SIM_WORDS="200"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    assert council.stdout is not None
+    council.stdout.read(10)
+    council.stdout.close()  # `| head -c 10`: the reader goes away
+    _, stderr = council.communicate(timeout=60)
+    assert b"Traceback" not in stderr and b"internal error" not in stderr
+    assert council.returncode in (0, 141), (council.returncode, big[:0])
+
+
+# -- replies are untrusted text ---------------------------------------------------------------
+
+HOSTILE = (
+    "\x1b]0;pwned title\x07Plan \x1b[2J\x1b[31mholds\x1b[0m: bound the cache.\x07\x00 "
+    "It\rreally does \x1bPq#0\x1b\\fine.\nVOTE: agree - the bound settles it."
+)
+HOSTILE_CLI = f"""\
+import sys
+if sys.argv[1:] == ["--version"]:
+    print("hostile 1.0")
+    raise SystemExit
+sys.stdin.read()
+sys.stdout.write({HOSTILE!r})
+"""
+CONTROL = ("\x1b", "\x07", "\x00", "\r")
+
+
+def test_control_sequences_of_a_reply_reach_no_terminal_decision_or_prompt(tmp_path):
+    project = Project(tmp_path)
+    script = project.root.parent / "hostile.py"
+    script.write_text(HOSTILE_CLI)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    project.write_config(f"clis:\n  hostile:\n    command: [{sys.executable}, {script}]\n")
+    run = project.run(
+        "debate", QUESTION, "--advocate", "sim", "--critic", "hostile", "--lead", "sim",
+        "--rounds", "3",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    record = project.record()
+    seen = {
+        "stdout": run.stdout,
+        "stderr": run.stderr,
+        "decision.md": (record / "decision.md").read_text(),
+        "the advocate's next prompt": (record / "advocate-r2-prompt.md").read_text(),
+    }
+    assert "bound the cache" in seen["the advocate's next prompt"]  # the reply got through
+    for where, text in seen.items():
+        assert not [c for c in CONTROL if c in text], where
+    raw = (record / "critic-r2-response.md").read_bytes().decode()  # no newline translation
+    assert all(c in raw for c in CONTROL)  # the record keeps what the CLI really sent
