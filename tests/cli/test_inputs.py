@@ -57,6 +57,12 @@ def scratchpad_is_a_file(project: Project) -> list[str]:
     return ["debate", QUESTION, "--sim", "--scratchpad", "pad"]
 
 
+def undecodable_file_name(project: Project) -> list[str]:
+    name = b"bad\xffname.py".decode("utf-8", "surrogateescape")  # as the shell passes it
+    (project.root / name).write_text("x = 1\n")
+    return ["debate", QUESTION, "--sim", "--files", name]
+
+
 def huge_question(project: Project) -> list[str]:
     return ["debate", "why? " * 20_000, "--sim"]
 
@@ -74,6 +80,7 @@ CASES: list[tuple[str, Setup, int, str]] = [
     ("--output into a missing folder", output_into_a_missing_folder, 2, "does not exist"),
     ("--scratchpad a file", scratchpad_is_a_file, 2, "is a file, not a directory for records"),
     ("a 100 KB question", huge_question, 2, "put the long text in a file and give it with"),
+    ("a file name not UTF-8", undecodable_file_name, 2, "its name is not valid UTF-8"),
 ]
 
 
@@ -105,6 +112,27 @@ def test_the_question_from_a_closed_stdin_is_a_usage_error(tmp_path):
     )
     assert run.returncode == 2
     assert "the question is empty" in run.stderr or "stdin is closed" in run.stderr
+
+
+def test_a_working_directory_deleted_under_council_is_a_usage_error(tmp_path):
+    project = Project(tmp_path)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    launch = (
+        "import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
+        "sys.argv = ['council', 'debate', 'q', '--sim']; "
+        "from council.__main__ import main; main()"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", launch, str(gone)],
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 2
+    assert "the current directory no longer exists" in run.stderr
 
 
 def test_a_failed_run_still_prints_its_result_json(tmp_path):

@@ -70,6 +70,13 @@ class CouncilGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            os.getcwd()
+        except FileNotFoundError:
+            click.echo(
+                "council: the current directory no longer exists; cd to one that does", err=True
+            )
+            ctx.exit(ExitCode.USAGE)
+        try:
             code = super().invoke(ctx)
         except CouncilError as exc:
             click.echo(f"council: {exc}", err=True)

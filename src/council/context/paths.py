@@ -93,6 +93,14 @@ def check_paths(
     seen: set[Path] = set()
     taken: set[str] = set()
     for given in file_args:
+        try:
+            given.encode("utf-8")
+        except UnicodeEncodeError:
+            # A name the shell passed as undecodable bytes: it could not be shown in a prompt,
+            # a record or a message.
+            shown = given.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            refused.append(Refusal(shown, "its name is not valid UTF-8", "rename the file"))
+            continue
         lexical = Path(os.path.normpath(cwd / given))
         try:
             real = lexical.resolve(strict=True)
