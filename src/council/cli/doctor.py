@@ -7,17 +7,19 @@ import click
 from council.cli.app import CliState, cli
 from council.errors import ExitCode
 
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option(
+probe_timeout_option = click.option(
     "--timeout",
     "timeout_s",
     type=click.FloatRange(min=0.5),
     default=10.0,
     show_default=True,
-    help="Seconds each version probe may take.",
+    help="Seconds each CLI's version probe may take.",
 )
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@probe_timeout_option
 @click.pass_obj
 def doctor(state: CliState, as_json: bool, timeout_s: float) -> ExitCode:
     """List every known CLI: found or not, version, auth, default seat, read-only flags.

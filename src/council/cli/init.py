@@ -7,19 +7,13 @@ from pathlib import Path
 import click
 
 from council.cli.app import CliState, cli
+from council.cli.doctor import probe_timeout_option
 from council.errors import ExitCode, UsageError
 
 
 @cli.command()
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0.5),
-    default=10.0,
-    show_default=True,
-    help="Seconds each CLI's version probe may take.",
-)
+@probe_timeout_option
 @click.pass_obj
 def init(state: CliState, force: bool, timeout_s: float) -> ExitCode:
     """Write ./council.yaml (or the --config path) with every key at its default, the seats
