@@ -25,8 +25,9 @@ LAYERS = {
         "prompts",
         "sim",
         "hosts",
+        "panel",
     },
-    "protocols": {"debate"},
+    "protocols": {"debate", "review"},
     "front ends": {"cli", "mcp", "__main__"},
 }
 ORDER = ["base", "services", "protocols", "front ends"]

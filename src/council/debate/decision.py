@@ -4,49 +4,20 @@ the result), and finding the disagreements a seat repeated without new evidence 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from council.panel.replies import ReplyUnreadable, extract_json_object
 from council.words import first_words
 
 if TYPE_CHECKING:
     from council.debate.state import Contribution
 
 VOTES = ("agree", "revise", "disagree")
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.S)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-
-
-class DecisionUnreadable(ValueError):
-    """The reply holds no usable decision object; the message says why (for the repair ask)."""
-
-
-def extract_json_object(text: str) -> dict[str, Any]:
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    problem = "no JSON object found"
-    for candidate in candidates:
-        start, end = candidate.find("{"), candidate.rfind("}")
-        if start < 0 or end <= start:
-            continue
-        body = candidate[start : end + 1]
-        for attempt in (body, _loosen(body)):
-            try:
-                value = json.loads(attempt)
-            except json.JSONDecodeError as exc:
-                problem = f"invalid JSON: {exc.msg} at line {exc.lineno}"
-                continue
-            if isinstance(value, dict):
-                return value
-            problem = "the JSON is not an object"
-    raise DecisionUnreadable(problem)
-
-
-def _loosen(body: str) -> str:
-    body = body.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'")
-    return _TRAILING_COMMA.sub(r"\1", body)
+# The reply holds no usable decision object; the message says why (for the repair ask).
+DecisionUnreadable = ReplyUnreadable
 
 
 def parse_decision(text: str) -> tuple[dict[str, Any], list[str]]:

@@ -25,17 +25,17 @@ from contextlib import asynccontextmanager
 
 from council.config import Config, DebateSettings
 from council.context import DebateContext, Redactor, files_block, refresh_technical_context
-from council.debate.bus import Bus
-from council.debate.calls import Tuning
 from council.debate.decision import find_loops, mark_loops
-from council.debate.dispatch import Dispatch
-from council.debate.journal import Journal
 from council.debate.plan import DebatePlan
-from council.debate.roster import Roster
+from council.debate.roster import DebateRoster
 from council.debate.state import Contribution, DebateState
 from council.debate.synthesis import DECISION_WORDS, Synthesis
-from council.debate.votes import tally_votes
+from council.debate.votes import tally_votes, vote_fields
 from council.errors import NoUsableCliError
+from council.panel.bus import Bus
+from council.panel.calls import Tuning
+from council.panel.dispatch import Dispatch
+from council.panel.journal import Journal
 from council.progress import Progress
 from council.prompts import render
 from council.runs.record import Record
@@ -82,13 +82,23 @@ class Lead:
         self.state = state
         bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
         self.journal = Journal(record, state, progress, bus)
-        self.roster = Roster(plan, context, config, bus, self.journal, tuning)
-        self.dispatch = Dispatch(self.roster, self.journal)
+        self.roster = DebateRoster(plan, context, config, bus, self.journal, tuning)
+        self.dispatch = Dispatch(
+            self.roster, self.journal, self._prompt_values, closing=vote_fields
+        )
         self.synthesis = Synthesis(self.roster, self.journal, tuning)
 
     @property
     def plan(self) -> DebatePlan:
         return self.roster.plan
+
+    def _prompt_values(self) -> dict[str, object]:
+        """What every debate prompt is rendered with."""
+        return {
+            "question": self.plan.question,
+            "technical": self.state.technical,
+            "labels": self.labels,
+        }
 
     @property
     def labels(self) -> dict[str, str]:

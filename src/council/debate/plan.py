@@ -10,15 +10,13 @@ nothing above set them.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from council.adapters import adapter_for, default_order
 from council.config import (
     DEFAULT_SOURCE,
-    EFFORTS,
     FLAG_SOURCE,
     Config,
     Level,
@@ -28,40 +26,18 @@ from council.config import (
     pick,
 )
 from council.debate.seating import pick_advocate, pick_other_vendor
-from council.errors import ConfigError, NoUsableCliError, UsageError
+from council.errors import NoUsableCliError, UsageError
+from council.panel.seat import (
+    SeatPlan,
+    SeatSpec,
+    check_cli_name,
+    cli_pairs,
+    parse_seat_spec,
+    timeouts_by_cli,
+)
 
 CALLER = "caller"
 ROUNDS = range(2, 6)
-
-
-@dataclass(frozen=True)
-class SeatSpec:
-    cli: str
-    model: str | None = None
-    effort: str | None = None
-
-
-def parse_seat_spec(text: str) -> SeatSpec:
-    """`codex:gpt-5.3-codex#high` -> cli, model, effort (model and effort optional)."""
-    spec, _, effort = text.strip().partition("#")
-    cli, _, model = spec.partition(":")
-    if not cli:
-        raise UsageError(
-            f"bad seat spec '{text}': expected cli[:model][#effort], e.g. codex:gpt-5.3-codex#high"
-        )
-    if effort and effort not in EFFORTS:
-        raise UsageError(f"bad effort '{effort}' in '{text}': use one of {', '.join(EFFORTS)}")
-    return SeatSpec(cli.strip().lower(), model.strip() or None, effort.strip() or None)
-
-
-@dataclass(frozen=True)
-class SeatPlan:
-    name: str  # advocate, critic, proxy-codex, proxy-codex-2, lead
-    role: str  # advocate | critic | proxy | lead
-    cli: str
-    model: str | None = None
-    effort: str | None = None
-    soft_timeout_s: float | None = None  # None: the adapter's (or config's) default
 
 
 @dataclass(frozen=True)
@@ -207,11 +183,9 @@ def resolve_plan(
     if rounds not in ROUNDS:
         raise UsageError(f"--rounds must be 2 to 5, not {rounds}")
     quorum = settings["quorum"].value
-    flag_models = _pairs(flags.models, ":", "--model")
+    flag_models = cli_pairs(flags.models, ":", "--model")
     models = {**(preset.models if preset else {}), **flag_models}
-    timeouts = {
-        cli: _seconds(value, cli) for cli, value in _pairs(flags.timeouts, "=", "--timeout").items()
-    }
+    timeouts = timeouts_by_cli(flags.timeouts)
     if flags.sim:
         for flag, text in (
             ("--advocate", flags.advocate),
@@ -221,7 +195,7 @@ def resolve_plan(
         ):
             named = None if text in (None, CALLER, "auto") else parse_seat_spec(text).cli
             if named is not None:
-                _check_name(named, config)
+                check_cli_name(named, config)
             if named is not None and _adapter_name(named, config) != "sim":
                 raise UsageError(
                     f"--sim seats every role on the simulator, but {flag} {text} names a "
@@ -243,7 +217,7 @@ def resolve_plan(
 
     def checked(text: str) -> SeatSpec:
         spec = parse_seat_spec(text)
-        _check_name(spec.cli, config)
+        check_cli_name(spec.cli, config)
         return spec
 
     def spec_of(text: str | None) -> SeatSpec | None:
@@ -336,40 +310,3 @@ def resolve_plan(
 
 def _adapter_name(cli: str, config: Config) -> str:
     return adapter_for(cli, config.clis).settings.adapter
-
-
-def _check_name(cli: str, config: Config) -> None:
-    try:
-        adapter_for(cli, config.clis)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _pairs(items: Sequence[str], sep: str, flag: str) -> dict[str, str]:
-    pairs = {}
-    for item in (part for text in items for part in text.split(",") if part.strip()):
-        key, found, value = item.partition(sep)
-        if not found or not key.strip() or not value.strip():
-            raise UsageError(
-                f"bad {flag} value '{item}': expected cli{sep}value, "
-                f"e.g. {'codex:gpt-5.2' if sep == ':' else 'codex=900'}"
-            )
-        pairs[key.strip().lower()] = value.strip()
-    return pairs
-
-
-MAX_TIMEOUT_S = 86_400.0  # a day: anything longer is a typo, and `inf` would never end
-
-
-def _seconds(value: str, cli: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
-    # NaN fails every comparison: it must be refused here, or it poisons the record.
-    if not (0 < seconds <= MAX_TIMEOUT_S):
-        raise UsageError(
-            f"bad --timeout for {cli}: '{value}' is not a number of seconds from more than 0 "
-            f"to {MAX_TIMEOUT_S:g}"
-        )
-    return seconds

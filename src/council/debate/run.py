@@ -10,9 +10,6 @@ continues from either.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 from dataclasses import dataclass
 from dataclasses import replace as dataclasses_replace
 from datetime import UTC, datetime
@@ -32,13 +29,15 @@ from council.context import (
     render_context_md,
     setup_report,
 )
-from council.debate.calls import Tuning
 from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState, now_iso
 from council.errors import CouncilError, ExitCode, InterruptedRun, UsageError
+from council.panel.calls import Tuning
+from council.panel.drive import drive
 from council.progress import Progress
+from council.runs.detach import spawn_detached
 from council.runs.lock import RecordLock, RecordLocked
 from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import find_run, read_state
@@ -97,31 +96,7 @@ def detach_debate(
     cwd = cwd or Path.cwd()
     ready = prepare_debate(flags, config, progress, cwd=cwd)
     progress.close_log()
-    fd = ready.lock.inheritable()
-    log = os.open(ready.record.file(PROGRESS), os.O_WRONLY | os.O_APPEND)
-    try:
-        child = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
-            [
-                sys.executable,
-                "-m",
-                "council",
-                *council_args,
-                "run-detached",
-                str(ready.record.path),
-                "--lock-fd",
-                str(fd),
-            ],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-            pass_fds=(fd,),
-        )
-    finally:
-        os.close(log)
-    ready.lock.name_holder(child.pid)
-    ready.state.pid = child.pid
+    ready.state.pid = spawn_detached(ready.record, ready.lock, cwd=cwd, council_args=council_args)
     ready.record.save_state(ready.state)
     ready.lock.release()  # our copy only: the child's keeps the record locked
     return ready.record
@@ -254,46 +229,12 @@ def _drive(
     lead = Lead(plan, context, record, state, progress, config, tuning=tuning, redactor=redactor)
     error: CouncilError | None = None
     started = datetime.now(UTC)
-
-    async def main() -> None:
-        nonlocal error
-        interrupted = False
-        try:
-            async with anyio.create_task_group() as tg:
-
-                async def on_signal() -> None:
-                    nonlocal interrupted
-                    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                        async for _ in signals:
-                            interrupted = True
-                            tg.cancel_scope.cancel()
-                            return
-
-                async def live_view() -> None:
-                    while progress.live:
-                        await anyio.sleep(1)
-                        progress.tick()
-
-                tg.start_soon(on_signal)
-                tg.start_soon(live_view)
-                try:
-                    await run_debate(lead)
-                finally:
-                    tg.cancel_scope.cancel()
-        except BaseException as exc:  # unwrapped here, at the lead's boundary
-            error = _council_error(exc)
-            if error is None:
-                keep_traceback(exc, record.file(TRACEBACK))
-                raise
-        if interrupted:
+    try:
+        driven = drive(lambda: run_debate(lead), progress, record.file(TRACEBACK))
+        error = driven.error
+        if driven.interrupted:
             state.status = "interrupted"
             error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
-
-    try:
-        anyio.run(main)
-    except KeyboardInterrupt:  # a second Ctrl-C during the cleanup
-        state.status = "interrupted"
-        error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
     finally:
         state.duration_s += (datetime.now(UTC) - started).total_seconds()
         if state.status == "running":
@@ -318,31 +259,7 @@ def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError |
     return DebateRun(record, result, exit_code, error)
 
 
-TRACEBACK = "council.err"
-
-
-def keep_traceback(exc: BaseException, path: Path) -> None:
-    """A bug: its traceback goes into the record, and the exception says where (the command
-    line's edge tells the user, and asks for a report)."""
-    import traceback
-
-    try:
-        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-    except OSError:
-        return
-    exc.council_traceback = str(path)  # type: ignore[attr-defined]
-
-
-def _council_error(exc: BaseException) -> CouncilError | None:
-    """The CouncilError inside an exception group (anyio wraps what a task group raises)."""
-    if isinstance(exc, CouncilError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _council_error(inner)
-            if found is not None:
-                return found
-    return None
+TRACEBACK = "council.err"  # a bug's traceback, in the record
 
 
 def _resolve(cwd: Path, path: str) -> Path:

@@ -8,15 +8,12 @@ everything else again.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from council.debate.messages import Reply
-    from council.debate.plan import SeatPlan
+from council.panel.contribution import Contribution
+from council.runs.record import now_iso
 
 SCHEMA = "council.state/v1"
-REUSABLE = ("ok", "late")
 # Within a round: the advocate's turn before the challengers' when both speak (FINAL_SUMMARY
 # beside REBUTTAL), the lead's own calls last.
 PHASE_ORDER = (
@@ -30,87 +27,6 @@ PHASE_ORDER = (
     "DECISION",
     "REPAIR",
 )
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-@dataclass
-class Contribution:
-    """One seat call as the debate relays it."""
-
-    stem: str
-    seat: str
-    role: str
-    phase: str
-    round: int
-    status: str
-    text: str
-    cli: str
-    model: str | None = None
-    words: int = 0
-    truncated: bool = False
-    original_words: int = 0
-    latency_s: float = 0.0
-    attempts: int = 0
-    exit_code: int | None = None
-    stderr_tail: str = ""
-    detail: str = ""
-    prompt_file: str = ""
-    response_file: str = ""
-    # For a timeline: Unix start time, per attempt [start after it, duration, status], limits.
-    started_at: float | None = None
-    spans: list[list[Any]] = field(default_factory=list)
-    soft_s: float | None = None
-    hard_s: float | None = None
-    usage: dict[str, Any] | None = None  # what the CLI reported: tokens in and out, cost
-    vote: str | None = None  # a last contribution's own `VOTE:` (agree | revise | disagree)
-    vote_reason: str = ""
-
-    @property
-    def answered(self) -> bool:
-        return self.status in REUSABLE
-
-    @property
-    def shown(self) -> str:
-        """What other seats' prompts quote: the answer, or only that there was none (a failure
-        notice names a seat's CLI, which no other seat may learn)."""
-        return self.text if self.answered else f"(no answer: {self.status})"
-
-    @classmethod
-    def of(
-        cls, reply: Reply, seat: SeatPlan, phase: str, round_no: int, status: str
-    ) -> Contribution:
-        """A seat's (or the lead's) finished call as the record keeps it."""
-        return cls(
-            stem=reply.stem,
-            seat=seat.name,
-            role=seat.role,
-            phase=phase,
-            round=round_no,
-            status=status,
-            text=reply.text,
-            cli=reply.cli,
-            model=reply.model,
-            words=reply.words,
-            truncated=reply.truncated,
-            original_words=reply.original_words,
-            latency_s=reply.latency_s,
-            attempts=reply.attempts,
-            exit_code=reply.exit_code,
-            stderr_tail=reply.stderr_tail,
-            detail=reply.detail,
-            prompt_file=reply.prompt_file,
-            response_file=reply.response_file,
-            started_at=reply.started_at,
-            spans=[list(span) for span in reply.spans],
-            soft_s=reply.soft_s,
-            hard_s=reply.hard_s,
-            usage=reply.usage,
-            vote=reply.vote,
-            vote_reason=reply.vote_reason,
-        )
 
 
 @dataclass

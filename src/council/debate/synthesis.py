@@ -1,6 +1,6 @@
 """The lead's own model calls (docs/spec/protocol.md section 7): the DECISION with its one
 repair, and the convergence check before an extra cycle. They take the same call path as a
-seat's calls (`council.debate.calls`) and are stored as contributions of the `lead` seat, so
+seat's calls (`council.panel.calls`) and are stored as contributions of the `lead` seat, so
 `council resume` reuses a DECISION already written.
 """
 
@@ -10,19 +10,19 @@ from typing import Any
 
 from council.adapters import adapter_for
 from council.context import build_room
-from council.debate.calls import CallSite, Tuning, call_cli
 from council.debate.decision import (
     DecisionUnreadable,
     parse_convergence,
     parse_decision,
     raw_text_decision,
 )
-from council.debate.journal import Journal
-from council.debate.messages import Ask
 from council.debate.plan import DebatePlan
-from council.debate.roster import Roster
-from council.debate.seats import soft_timeout_of
+from council.debate.roster import DebateRoster
 from council.debate.state import Contribution
+from council.panel.calls import CallSite, Tuning, call_cli
+from council.panel.journal import Journal
+from council.panel.messages import Ask
+from council.panel.seats import soft_timeout_of
 from council.prompts import render
 
 DECISION_WORDS = 700
@@ -30,7 +30,7 @@ CONVERGENCE_WORDS = 150
 
 
 class Synthesis:
-    def __init__(self, roster: Roster, journal: Journal, tuning: Tuning) -> None:
+    def __init__(self, roster: DebateRoster, journal: Journal, tuning: Tuning) -> None:
         self.roster = roster
         self.journal = journal
         self.tuning = tuning

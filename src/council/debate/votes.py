@@ -44,6 +44,13 @@ def parse_vote(text: str) -> Vote | None:
     return Vote(last.group("vote").lower(), reason)
 
 
+def vote_fields(text: str) -> dict[str, str]:
+    """A last contribution's own vote as `Reply` fields, read from the whole answer before
+    the word limit cuts it (none when it gave no readable vote)."""
+    cast = parse_vote(text)
+    return {"vote": cast.vote, "vote_reason": cast.reason} if cast is not None else {}
+
+
 def tally_votes(
     voters: Sequence[str], final: Mapping[str, Any | None]
 ) -> tuple[dict[str, str | None], dict[str, str], dict[str, int], list[dict[str, str]]]:

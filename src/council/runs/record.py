@@ -13,7 +13,7 @@ import os
 import re
 import secrets
 import string
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,6 +32,16 @@ ID_PATTERN = re.compile(rf"^(?:{'|'.join(KINDS)})-\d{{8}}-\d{{6}}-[a-z0-9]{{4}}$
 STATE = "state.json"
 TRANSCRIPT = "transcript.jsonl"
 PROGRESS = "progress.log"
+
+
+def now_iso() -> str:
+    """Now, as a record writes times: UTC, ISO 8601, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def kind_of(record_id: str) -> str:
+    """`debate` or `review`: the protocol a record belongs to, from its id."""
+    return record_id.split("-", 1)[0]
 
 
 def is_record_name(name: str) -> bool:

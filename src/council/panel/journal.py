@@ -1,21 +1,42 @@
-"""The debate's journal: `state.json` saved after every change, the lead's system notes on the
-bus (and so in the transcript), warnings in the state, the progress and the transcript at once.
+"""A run's journal: `state.json` saved after every change, the lead's system notes on the bus
+(and so in the transcript), warnings in the state, the progress and the transcript at once.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from council.debate.bus import RECORD, Bus, Kind, Message
-from council.debate.messages import LEAD
-from council.debate.state import Contribution, DebateState
+from council.panel.bus import RECORD, Bus, Kind, Message
+from council.panel.contribution import Contribution
+from council.panel.messages import LEAD
 from council.progress import Progress
 from council.runs.record import Record
 from council.safetext import clean
 
 
+class PanelState(Protocol):
+    """What a protocol's state (a debate's, a review's) offers the panel: where the run is,
+    its stored calls and its warnings, and its `state.json` form."""
+
+    id: str
+    plan: dict[str, Any]
+    phase: str
+    round: int
+    rounds_run: int
+    seats: dict[str, dict[str, Any]]
+    status: str
+
+    def contribution(self, stem: str) -> Contribution | None: ...
+
+    def store(self, contribution: Contribution) -> None: ...
+
+    def warn(self, text: str) -> None: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 class Journal:
-    def __init__(self, record: Record, state: DebateState, progress: Progress, bus: Bus) -> None:
+    def __init__(self, record: Record, state: PanelState, progress: Progress, bus: Bus) -> None:
         self.record = record
         self.state = state
         self.progress = progress

@@ -1,23 +1,25 @@
 """Asking seats and collecting their answers (docs/spec/protocol.md section 3, "Timeouts and
 progressive wait"): one ACTION DM per call, the replies turned into stored contributions, the
 progressive wait that moves on without a straggler, and the straggler's late answer when it
-comes.
+comes. The protocol names the template and its values; what every one of its prompts shares
+(the question, the technical context, the labels) comes from its `values` callback.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 
-from council.debate.bus import Kind, Message, action_body
-from council.debate.journal import Journal
-from council.debate.messages import LEAD, Ask, Reply
-from council.debate.plan import SeatPlan
-from council.debate.roster import Roster
-from council.debate.state import Contribution
+from council.panel.bus import Kind, Message, action_body
+from council.panel.contribution import Contribution
+from council.panel.journal import Journal
+from council.panel.messages import LEAD, Ask, Reply
+from council.panel.roster import Roster
+from council.panel.seat import SeatPlan
 from council.prompts import render, warm_up
 
 # A seat worker answers every ACTION by its hard limit; past this margin it is presumed dead.
@@ -36,9 +38,20 @@ class Pending:
 
 
 class Dispatch:
-    def __init__(self, roster: Roster, journal: Journal) -> None:
+    def __init__(
+        self,
+        roster: Roster,
+        journal: Journal,
+        values: Callable[[], Mapping[str, Any]],
+        *,
+        closing: Callable[[str], Mapping[str, Any]] | None = None,
+    ) -> None:
+        """`values`: what every prompt of the protocol is rendered with; `closing`: reads a
+        last contribution's closing line (`vote=True` asks) from the whole answer."""
         self.roster = roster
         self.journal = journal
+        self.values = values
+        self.closing = closing
         self.stragglers: dict[str, Pending] = {}
         self.unseen_late: list[Contribution] = []  # late replies the advocate has not seen
         # Replies that came in while the lead gathered another phase's (a blind take that
@@ -59,13 +72,17 @@ class Dispatch:
         template: str,
         limit: int,
         *,
+        stem: str | None = None,
         vote: bool = False,
+        whole: bool = False,
         **values: Any,
     ) -> Pending | Contribution:
-        """Send one ACTION DM, or reuse the reply a previous run already stored. `vote`: this
-        is the seat's last contribution, which ends with its own `VOTE:` line."""
+        """Send one ACTION DM, or reuse the reply a previous run already stored. `stem` names
+        the call's files (default `<seat>-r<round>`); `vote`: this is the seat's last
+        contribution, which ends with its own `VOTE:` line; `whole`: the answer is never cut
+        to `limit` (a JSON answer cut short is no answer)."""
         state, progress = self.journal.state, self.journal.progress
-        stem = f"{seat.name}-r{round_no}"
+        stem = stem or f"{seat.name}-r{round_no}"
         stored = state.contribution(stem)
         if stored is not None and stored.answered:
             await self.journal.note(f"reused {stem} from the record", stem=stem)
@@ -76,14 +93,18 @@ class Dispatch:
             phase=phase,
             role=seat.role,
             round=round_no,
-            question=self.roster.plan.question,
-            technical=state.technical,
-            labels=state.labels or self.roster.plan.labels(),
             limit=limit,
             vote=vote,
+            **self.values(),
             **values,
         )
-        ask = Ask(prompt=prompt, stem=stem, limit=limit, vote=vote)
+        ask = Ask(
+            prompt=prompt,
+            stem=stem,
+            limit=None if whole else limit,
+            vote=vote,
+            inspect=self.closing if vote else None,
+        )
         await self.journal.bus.send(
             Message(
                 Kind.DM,
@@ -108,7 +129,7 @@ class Dispatch:
             timeout_s=soft,
             words=None,
         )
-        hard = soft * self.roster.plan.hard_timeout_factor
+        hard = soft * self.roster.hard_timeout_factor
         return Pending(seat, stem, phase, round_no, anyio.current_time(), soft, hard)
 
     async def gather(

@@ -6,7 +6,8 @@ prompt itself never: the ACTION DM names the prompt file instead).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 LEAD = "lead"  # the lead's address on the bus
@@ -18,8 +19,13 @@ class Ask:
 
     prompt: str
     stem: str  # names the call's files: `<stem>-prompt.md`, `<stem>-response.md`
-    limit: int | None  # word limit of the answer; None: the lead's own calls, never cut
+    limit: int | None  # word limit of the answer; None: never cut (JSON, the lead's own calls)
     vote: bool = False  # the prompt asks for a closing `VOTE:` line (a last contribution)
+    # Reads the whole answer before the word limit cuts it (a debate's closing vote); what it
+    # returns is added to the `Reply`. In memory only, like the prompt.
+    inspect: Callable[[str], Mapping[str, Any]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     def meta(self) -> dict[str, Any]:
         return {

@@ -1,6 +1,6 @@
-"""One call of a seat's CLI, from an `Ask` to a `Reply`: the path every model call of a debate
-takes, a seat's and the lead's own (DECISION, convergence), so every call record has one
-shape."""
+"""One call of a seat's CLI, from an `Ask` to a `Reply`: the path every model call of a run
+takes, a seat's and the lead's own (a debate's DECISION and convergence check), so every call
+record has one shape."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from council.adapters.base import Adapter, Status, Tool
-from council.debate.messages import Ask, Reply
-from council.debate.votes import parse_vote
+from council.panel.messages import Ask, Reply
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
 from council.safetext import clean
 from council.words import truncate
@@ -82,9 +81,8 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
     if outcome.status is not Status.OK:
         notice = f"{site.seat} {outcome.status.value}: {detail}"
         return Reply(text=notice, stderr_tail=clean(outcome.stderr_tail), **common)
-    cast = parse_vote(answer) if ask.vote else None
-    if cast is not None:
-        common |= {"vote": cast.vote, "vote_reason": cast.reason}
+    if ask.inspect is not None:
+        common |= dict(ask.inspect(answer))
     if ask.limit is None:
         words = len(answer.split())
         return Reply(text=answer, words=words, original_words=words, **common)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from council.debate.calls import mask_argv
+from council.panel.calls import mask_argv
 
 
 def test_a_prompt_passed_as_an_argument_is_abbreviated():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from council.debate.bus import Bus, Kind, Message, action_body
+from council.panel.bus import Bus, Kind, Message, action_body
 
 pytestmark = pytest.mark.anyio
 

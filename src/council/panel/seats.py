@@ -15,10 +15,10 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter
-from council.debate.bus import EVERYONE, Bus, Kind, Message
-from council.debate.calls import CallSite, Tuning, call_cli
-from council.debate.messages import LEAD, Ask, ReadyReport
-from council.debate.plan import SeatPlan
+from council.panel.bus import EVERYONE, Bus, Kind, Message
+from council.panel.calls import CallSite, Tuning, call_cli
+from council.panel.messages import LEAD, Ask, ReadyReport
+from council.panel.seat import SeatPlan
 from council.runner.resolve import ToolCache
 
 

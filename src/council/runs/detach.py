@@ -1,0 +1,47 @@
+"""A run in a process of its own (`--detach`): a new session, no terminal, stdin from
+/dev/null, its progress appended to the record's `progress.log`. The child inherits the
+record's lock, so the run is never seen unowned, and runs `council run-detached <record>`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from council.runs.lock import RecordLock
+from council.runs.record import PROGRESS, Record
+
+
+def spawn_detached(
+    record: Record, lock: RecordLock, *, cwd: Path, council_args: tuple[str, ...] = ()
+) -> int:
+    """Start the council that runs `record` and hand it the lock; returns its pid. Our own
+    copy of the lock is released: the child's keeps the record locked. `council_args` are the
+    global options (`--config`, `-v`) the detached council must run with."""
+    fd = lock.inheritable()
+    log = os.open(record.file(PROGRESS), os.O_WRONLY | os.O_APPEND)
+    try:
+        child = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
+            [
+                sys.executable,
+                "-m",
+                "council",
+                *council_args,
+                "run-detached",
+                str(record.path),
+                "--lock-fd",
+                str(fd),
+            ],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            pass_fds=(fd,),
+        )
+    finally:
+        os.close(log)
+    lock.name_holder(child.pid)
+    return child.pid
