@@ -123,14 +123,13 @@ def test_schema_config_is_a_json_schema_that_validates_the_init_output(shell):
     assert schema["properties"]["debate"]["additionalProperties"] is False
 
 
-def test_schema_defaults_to_result_and_review_does_not_exist_yet(shell):
+def test_schema_defaults_to_result_and_review_prints_the_review_schema(shell):
     assert json.loads(shell.run("schema").stdout)["title"] == "council.result/v1"
     review = shell.run("schema", "review")
-    assert review.returncode == 2
-    assert review.stderr.strip() == (
-        "council: `council review` does not exist yet, so it has no schema; "
-        "use `council schema result` or `council schema config`"
-    )
+    assert review.returncode == 0, review.stderr
+    schema = json.loads(review.stdout)
+    assert schema["title"] == "council.review/v1"
+    jsonschema.Draft202012Validator.check_schema(schema)
 
 
 @pytest.mark.parametrize("shell_name", ["bash", "zsh", "fish"])

@@ -52,7 +52,6 @@ CASES = [
     (["doctor", "--bogus"], 2, "No such option '--bogus'"),
     (["schema", "extra"], 2, "'extra' is not one of 'result', 'config', 'review'"),
     (["schema", "result", "config"], 2, "Got unexpected extra argument (config)"),
-    (["schema", "review"], 2, "`council review` does not exist yet, so it has no schema"),
     (["config"], 2, "Usage: council config"),
     (["config", "hide"], 2, "No such command 'hide'"),
     (["config", "show", "--bogus"], 2, "No such option '--bogus'"),
@@ -78,6 +77,22 @@ CASES = [
     (["skill", "uninstall", "--host", "all", "--scope", "team"], 2, "'team' is not one of"),
     (["skill", "install", "--host", "codex", "--scope", "project"], 2, "codex reads no project"),
     (["mcp", "extra"], 2, "Got unexpected extra argument (extra)"),
+    (["review"], 2, "nothing to review: give --diff REF (e.g. --diff main) or --files F"),
+    (["review", "--sim"], 2, "nothing to review"),
+    (["review", "--bogus"], 2, "No such option '--bogus'"),
+    (["review", "--files"], 2, "Option '--files' requires an argument"),
+    (["review", "--files", "a.py", "--sim", "--with", "sim"], 2, "needs at least 2 reviewers"),
+    (["review", "--files", "a.py", "--fail-on", "urgent"], 2, "'urgent' is not one of 'low'"),
+    (["review", "--files", "a.py", "--format", "xml"], 2, "'xml' is not one of 'md', 'json'"),
+    (["review", "--files", "a.py", "--json", "--format", "sarif"], 2, "--json and --format sarif"),
+    (["review", "--files", "nope.py", "--sim"], 2, "nope.py: no such file"),
+    (["review", "--files", "a.py", "--with", "foobar,sim"], 2, "unknown CLI 'foobar'"),
+    (["review", "--files", "a.py", "--sim", "--timeout", "sim=abc"], 2, "'abc' is not a positive"),
+    (["review", "--files", "a.py", "--sim", "--model", "gpt"], 2, "bad --model value 'gpt'"),
+    (["review", "--files", "a.py", "--sim", "--with", "sim#turbo,sim"], 2, "bad effort 'turbo'"),
+    (["review", "--files", "a.py", "--seed", "-1"], 2, "'--seed': -1 is not in the range x>=0"),
+    (["review", "--diff=--output=x", "--sim"], 2, "a git revision cannot start with '-'"),
+    (["show", "x", "--sarif"], 2, "no run 'x'"),
 ]
 
 
@@ -120,6 +135,17 @@ def test_a_bug_is_reported_briefly_with_exit_1(runner, monkeypatch):
     assert "RuntimeError: planted" in where.read_text()  # the traceback, kept for the report
     where.unlink()
     assert "Traceback" not in result.output
+
+
+def test_schema_review_prints_the_review_schema(runner):
+    import json
+
+    from council.review.result import SCHEMA_FILE
+
+    result = runner.invoke(cli, ["schema", "review"], prog_name="council")
+    assert result.exit_code == 0
+    assert json.loads(result.output)["title"] == "council.review/v1"
+    assert result.output == SCHEMA_FILE.read_text(encoding="utf-8")
 
 
 def test_every_command_has_help_with_an_example(runner):

@@ -17,6 +17,7 @@ from council.cli import (  # noqa: F401 - each registers its commands
     doctor,
     init,
     mcp,
+    review,
     runs,
     schema,
     skill,

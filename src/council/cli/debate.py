@@ -1,4 +1,5 @@
-"""`council debate` and `council resume`: run the debate protocol, print its result."""
+"""`council debate` and `council resume` (of a debate or a review): run the protocol, print
+its result."""
 
 from __future__ import annotations
 
@@ -286,14 +287,26 @@ def _detach(state: CliState, flags: DebatePlanFlags, config: Config, as_json: bo
 def resume(
     state: CliState, debate_id: str, as_json: bool, output: Path | None, scratchpad: str | None
 ) -> ExitCode:
-    """Continue an interrupted or failed debate, reusing every reply already on disk.
+    """Continue an interrupted or failed debate or review, reusing every reply already on
+    disk.
 
     Example: council resume debate-20261122-143005-k3x9
     """
     from council.debate.run import resume_debate
+    from council.runs.record import kind_of
+    from council.runs.store import find_run
 
     check_output(output, (), "")
     config = state.config()
+    pad = Path(scratchpad or config.scratchpad).expanduser().absolute()
+    record = find_run(pad, debate_id)
     collect_from_now()
-    run = resume_debate(debate_id, config, state.progress(), scratchpad=scratchpad)
+    if kind_of(record.id) == "review":
+        from council.cli.review import emit_review_run
+        from council.review.run import resume_review
+
+        review = resume_review(record, config, state.progress(), cwd=Path.cwd())
+        form = "json" if as_json else review.record.read_json("state.json")["plan"]["format"]
+        return emit_review_run(review, form)
+    run = resume_debate(str(record.path), config, state.progress(), scratchpad=scratchpad)
     return _emit_run(run, as_json, output)

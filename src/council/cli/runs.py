@@ -6,13 +6,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from council.cli.app import CliState, cli, collect_from_now
 from council.cli.debate import emit_result, json_option
-from council.errors import ExitCode
+from council.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from council.runs.record import Record
@@ -92,8 +92,6 @@ def wait(
             click.echo(f"wait again: council wait {record.id} --since {cursor}", err=True)
             return ExitCode.STILL_RUNNING
         time.sleep(_POLL_S)
-    from council.debate.result import load_result
-
     run_state = read_state(record)
     error = run_state.get("error")
     if summary.status == "interrupted" and run_state.get("status") == "running":
@@ -103,6 +101,16 @@ def wait(
         code = ExitCode.INTERRUPTED
     else:
         code = ExitCode(run_state.get("exit_code") or 0)
+    from council.runs.record import kind_of
+
+    if kind_of(record.id) == "review":
+        from council.cli.review import emit_review
+        from council.review.result import load_result as load_review
+
+        form = "json" if as_json else run_state.get("plan", {}).get("format", "md")
+        return emit_review(load_review(record, run_state), code, error, form=form)
+    from council.debate.result import load_result
+
     return emit_result(load_result(record, run_state), code, error, as_json=as_json)
 
 
@@ -183,8 +191,11 @@ def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None
 
 @cli.command()
 @run_id_argument
-@click.option("--md", "form", flag_value="md", default=True, help="The DECISION as Markdown.")
+@click.option(
+    "--md", "form", flag_value="md", default=True, help="The DECISION (or findings) as Markdown."
+)
 @click.option("--json", "form", flag_value="json", help="The result JSON.")
+@click.option("--sarif", "form", flag_value="sarif", help="A review's findings as SARIF 2.1.0.")
 @click.option(
     "--html",
     "form",
@@ -195,8 +206,9 @@ def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None
 @scratchpad_option
 @click.pass_obj
 def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> ExitCode:
-    """Print a run's record: its DECISION as Markdown, or its result JSON; or write it as
-    one HTML page with a timeline of every call.
+    """Print a run's record: a debate's DECISION or a review's findings as Markdown, or its
+    result JSON (a review also as SARIF); or write a debate as one HTML page with a timeline
+    of every call.
 
     Example: council show last --json | jq .decision.recommendation
 
@@ -205,10 +217,15 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
     import json
 
     from council.debate.result import load_result, render_markdown
+    from council.runs.record import kind_of
     from council.runs.store import read_state
 
     record = _find(state, run_id, scratchpad)
     run_state = read_state(record)
+    if kind_of(record.id) == "review":
+        return _show_review(record, run_state, form)
+    if form == "sarif":
+        raise UsageError(f"{record.id} is a debate: SARIF is for a review's findings")
     result = load_result(record, run_state)
     if form == "html":
         # Here, not at the top: Jinja2 and the report stay out of `council --version`.
@@ -220,6 +237,17 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         click.echo(render_markdown(result), nl=False)
+    return ExitCode.OK
+
+
+def _show_review(record: Record, run_state: dict[str, Any], form: str) -> ExitCode:
+    from council.review.result import load_result, render
+
+    if form == "html":
+        raise UsageError(
+            f"{record.id} is a review: no HTML page for reviews yet; use --md, --json or --sarif"
+        )
+    click.echo(render(load_result(record, run_state), form), nl=False)
     return ExitCode.OK
 
 
@@ -252,12 +280,20 @@ def cancel(state: CliState, run_id: str, scratchpad: str | None) -> ExitCode:
 @click.option("--lock-fd", type=int, required=True)
 @click.pass_obj
 def run_detached(state: CliState, record_path: Path, lock_fd: int) -> ExitCode:
-    """The process `council debate --detach` starts: runs the prepared record."""
-    from council.debate.run import run_detached as run
+    """The process `council debate --detach` (or `review --detach`) starts: runs the
+    prepared record."""
+    from council.runs.record import kind_of
 
     config = state.config()
     collect_from_now()
     # stderr is the record's progress.log: the progress lines are the log.
-    outcome = run(record_path, lock_fd, config, state.progress())
+    if kind_of(record_path.name) == "review":
+        from council.review.run import run_detached_review
+
+        code = run_detached_review(record_path, lock_fd, config, state.progress()).exit_code
+    else:
+        from council.debate.run import run_detached
+
+        code = run_detached(record_path, lock_fd, config, state.progress()).exit_code
     sys.stderr.flush()
-    return outcome.exit_code
+    return code

@@ -22,15 +22,37 @@ def _block(title: str, language: str, text: str) -> str:
     return f"### {title}\n{fence}{language}\n{body}{fence}\n"
 
 
-def files_block(ctx: DebateContext) -> str:
+def files_block(ctx: DebateContext, *, numbered: bool = False) -> str:
     """The file excerpts as they go into prompts: the diff first (it is the subject when
-    given), then each file in the order given."""
+    given), then each file in the order given. `numbered`: each file line starts with its
+    line number in the file (a review's findings name lines), the cap markers unnumbered."""
     parts = []
     if ctx.diff is not None:
         parts.append(_block(f"git diff {ctx.diff_ref or ''}".rstrip(), "diff", ctx.diff))
     for excerpt in ctx.files:
-        parts.append(_block(excerpt.path, excerpt.language, excerpt.text))
+        text = number_lines(excerpt.text, excerpt.lines_total) if numbered else excerpt.text
+        parts.append(_block(excerpt.path, excerpt.language, text))
     return "\n".join(parts)
+
+
+_LEFT_OUT = re.compile(r"^\[\.\.\. \d+ lines left out \(lines \d+-(\d+) of \d+\) \.\.\.\]$")
+
+
+def number_lines(text: str, lines_total: int) -> str:
+    """`text` (a capped excerpt) with `<n> | ` before each line: numbering goes on after a
+    head-and-tail marker where the file goes on, so every number is the file's own."""
+    width = len(str(max(lines_total, 1)))
+    out = []
+    number = 1
+    for line in text.split("\n") if text else []:
+        if line.startswith("[... ") and line.endswith(" ...]"):
+            out.append(line)
+            if found := _LEFT_OUT.match(line):
+                number = int(found.group(1)) + 1
+            continue
+        out.append(f"{number:>{width}} | {line}")
+        number += 1
+    return "\n".join(out)
 
 
 def render_context_md(ctx: DebateContext, technical: Sequence[str] | None = None) -> str:

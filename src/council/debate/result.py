@@ -4,12 +4,13 @@ and `decision.md`, both built from the state alone so `council show` and resume 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from council.debate.state import DebateState
+from council.panel.contribution import total_usage
 from council.runs.record import Record
 
 SCHEMA_ID = "council.result/v1"
@@ -110,22 +111,6 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
         "scratchpad": scratchpad,
         "exit_code": state.exit_code if state.exit_code is not None else 0,
     }
-
-
-USAGE_KEYS = ("input_tokens", "output_tokens", "cost_usd")
-
-
-def total_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | None:
-    """The sum of what the CLIs reported; a figure none of them reported stays None, and
-    None when no call reported anything (never an estimate)."""
-    reported = [p for p in parts if p]
-    if not reported:
-        return None
-    total: dict[str, Any] = {}
-    for key in USAGE_KEYS:
-        figures = [p[key] for p in reported if p.get(key) is not None]
-        total[key] = round(sum(figures), 6) if figures else None
-    return total
 
 
 def _votes(decision: Mapping[str, Any]) -> list[str]:

@@ -3,6 +3,7 @@ quoted by later prompts, and reused by a resumed run when its status is ok or la
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -88,3 +89,19 @@ class Contribution:
             vote=reply.vote,
             vote_reason=reply.vote_reason,
         )
+
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "cost_usd")
+
+
+def total_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """The sum of what the CLIs reported; a figure none of them reported stays None, and
+    None when no call reported anything (never an estimate)."""
+    reported = [p for p in parts if p]
+    if not reported:
+        return None
+    total: dict[str, Any] = {}
+    for key in USAGE_KEYS:
+        figures = [p[key] for p in reported if p.get(key) is not None]
+        total[key] = round(sum(figures), 6) if figures else None
+    return total

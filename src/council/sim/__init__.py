@@ -31,7 +31,8 @@ Phase
     optional Markdown decoration such as ``**ACTION:**`` or ``- Phase:``, ``ACTION:PROPOSAL``
     without a space works) whose value names a known phase decides. Known phases: PROPOSAL,
     BLIND_TAKE (``BLIND TAKE`` accepted), CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY
-    (``FINAL SUMMARY`` and ``final-summary`` are accepted), DECISION, CONVERGENCE, REPAIR.
+    (``FINAL SUMMARY`` and ``final-summary`` are accepted), DECISION, CONVERGENCE, REPAIR,
+    and a review's REVIEW, REVIEW_REPAIR, CROSS_CHECK, CROSS_CHECK_REPAIR.
     Text after the phase name on that line (e.g. ``ACTION: PROPOSAL (round 1)``) is ignored.
     Lines with unknown values are skipped.
     Without such a line, keywords decide, most specific first:
@@ -81,6 +82,10 @@ Replies
 Text phases (PROPOSAL, BLIND_TAKE, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY, UNKNOWN) give
 one paragraph starting with ``[SIMULATED]``. CONVERGENCE gives
 ``{"converged": bool, "open_blocking": [...]}``.
+REVIEW and REVIEW_REPAIR give ``{"findings": [...]}``, CROSS_CHECK and CROSS_CHECK_REPAIR
+``{"verdicts": [...]}`` (see ``council.sim.review``: findings from the smells on the code's
+lines, a diff's added lines only; ``SIM_ONLY(name,...)`` on a line limits it to the simulators
+started with ``--model name``; a verdict confirms what this simulator would raise itself).
 DECISION and REPAIR give one JSON object (no fences) with the keys of the ``decision`` object of
 ``docs/spec/outputs.md`` except ``synthesized_by`` (the lead adds that): recommendation (starts with
 ``[SIMULATED]``), consensus, disagreements (``{point, ruling, reason, loop: false}``), tradeoffs,

@@ -17,9 +17,14 @@ PHASES = (
     "DECISION",
     "CONVERGENCE",
     "REPAIR",
+    "REVIEW",
+    "REVIEW_REPAIR",
+    "CROSS_CHECK",
+    "CROSS_CHECK_REPAIR",
 )
 UNKNOWN = "UNKNOWN"
-JSON_PHASES = frozenset({"DECISION", "REPAIR", "CONVERGENCE"})
+REVIEW_PHASES = frozenset({"REVIEW", "REVIEW_REPAIR", "CROSS_CHECK", "CROSS_CHECK_REPAIR"})
+JSON_PHASES = frozenset({"DECISION", "REPAIR", "CONVERGENCE"}) | REVIEW_PHASES
 DEFAULT_WORD_LIMIT = 150
 QUESTION_MAX_WORDS = 30
 
@@ -102,10 +107,10 @@ _VOTE_REQUEST = re.compile(r"VOTE:\s*agree\s*\|\s*revise\s*\|\s*disagree", re.I)
 
 def _phase_name(value: str) -> str | None:
     words = re.findall(r"[A-Za-z]+", value.upper())
-    if words[:2] == ["FINAL", "SUMMARY"]:
-        return "FINAL_SUMMARY"
-    if words[:2] == ["BLIND", "TAKE"]:
-        return "BLIND_TAKE"
+    for length in (3, 2):  # the longest name first: CROSS_CHECK_REPAIR before CROSS_CHECK
+        joined = "_".join(words[:length])
+        if len(words) >= length and joined in PHASES:
+            return joined
     if words and words[0] in PHASES:
         return words[0]
     return None

@@ -304,6 +304,12 @@ def build_reply(
     JSON phases return one JSON object; text phases stay within the prompt's word limit unless
     ``limited`` is false.
     """
+    if phase in P.REVIEW_PHASES:
+        from council.sim import review  # only a review needs it
+
+        if phase.startswith("CROSS_CHECK"):
+            return _json({"verdicts": review.verdicts_for(text, model)}, indent=2)
+        return _json({"findings": review.findings_for(text, model)}, indent=2)
     c = _Context(raw, text, model)
     if phase == "CONVERGENCE":
         return _convergence(c)

@@ -1,0 +1,234 @@
+"""What a review will do, decided once from the flags, the config files and the defaults.
+
+Reviewers: `--with codex,gemini[,...]` (seat specs `cli[:model][#effort]`; `auto` = every
+installed CLI); by default the first two installed CLIs of different vendors (the registry's
+order), or one CLI twice when only one vendor is installed (with a warning). A review needs
+at least two reviewers: the cross-check is the point. `--sim` seats every reviewer on the
+simulator. The context limits, the READY timeout and the hard-limit factor are the debate's
+settings of council.yaml (`debate.file_lines`, ...), so one config serves both.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from council.adapters import adapter_for, default_order
+from council.config import Config
+from council.errors import NoUsableCliError, UsageError
+from council.panel.seat import (
+    SeatPlan,
+    SeatSpec,
+    check_cli_name,
+    cli_pairs,
+    parse_seat_spec,
+    timeouts_by_cli,
+)
+from council.review.findings import SEVERITIES
+
+FORMATS = ("md", "json", "sarif")
+# `--output` names its own form by its suffix (as a debate's `--output x.json` does).
+OUTPUT_SUFFIXES = {".sarif": "sarif", ".json": "json", ".md": "md"}
+ROLE = "reviewer"
+MIN_REVIEWERS = 2
+
+
+@dataclass(frozen=True)
+class ReviewFlags:
+    """The command line as given; None means "not given"."""
+
+    files: tuple[str, ...] = ()
+    diff: str | None = None
+    reviewers: tuple[str, ...] | None = None  # --with
+    fail_on: str | None = None
+    format: str = "md"
+    output: str | None = None
+    models: tuple[str, ...] = ()  # cli:model
+    effort: str | None = None
+    timeouts: tuple[str, ...] = ()  # cli=seconds
+    seed: int | None = None
+    sim: bool = False
+    scratchpad: str | None = None
+    allow_outside: bool = False
+    allow_secrets: bool = False
+
+
+@dataclass(frozen=True)
+class ReviewPlan:
+    subject: str  # what is reviewed, in words: `git diff main + app.py`
+    reviewers: tuple[SeatPlan, ...]
+    files: tuple[str, ...] = ()
+    diff_ref: str | None = None
+    fail_on: str | None = None  # low | medium | high | critical; None: never blocks
+    format: str = "md"
+    output: str | None = None  # an absolute path the result is also written to
+    output_format: str = "md"  # by the output's suffix, else `format`
+    seed: int | None = None  # None: derived from the context (same code, same order)
+    rounds: int = 2  # the blind review and the cross-check (`council list` shows it)
+    file_lines: int = 500
+    total_lines: int = 2000
+    context_lines: int = 15
+    ready_timeout_s: float = 60.0
+    hard_timeout_factor: float = 1.5
+    simulated: bool = False
+    allow_outside: bool = False
+    allow_secrets: bool = False
+    scratchpad: str = ".scratchpad"
+    extra_patterns: tuple[str, ...] = ()
+    allow_files: tuple[str, ...] = ()
+
+    def labels(self) -> dict[str, str]:
+        """How prompts name each reviewer (docs/spec/protocol.md, "Anonymity"): `Reviewer A`,
+        `Reviewer B`, ... in seat order; never a CLI, vendor or model."""
+        letters = string.ascii_uppercase
+        return {
+            seat.name: f"Reviewer {letters[i % 26]}{i // 26 or ''}"
+            for i, seat in enumerate(self.reviewers)
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ReviewPlan:
+        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        values["reviewers"] = tuple(SeatPlan(**r) for r in values["reviewers"])
+        for key in ("files", "extra_patterns", "allow_files"):
+            values[key] = tuple(values[key])
+        return cls(**values)
+
+
+def resolve_review_plan(
+    flags: ReviewFlags,
+    config: Config,
+    *,
+    cwd: Path,
+    installed: Callable[[str], bool] | None = None,
+    warn: Callable[[str], None] = lambda _text: None,
+) -> ReviewPlan:
+    """Everything a review will do; bad flags are a `UsageError` (exit 2)."""
+    is_installed = installed or (lambda name: adapter_for(name, config.clis).locate() is not None)
+    if not flags.files and flags.diff is None:
+        raise UsageError("nothing to review: give --diff REF (e.g. --diff main) or --files F ...")
+    if flags.fail_on is not None and flags.fail_on not in SEVERITIES:
+        raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}")
+    if flags.format not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
+    models = cli_pairs(flags.models, ":", "--model")
+    timeouts = timeouts_by_cli(flags.timeouts)
+    specs = _reviewer_specs(flags, config, is_installed, warn)
+    reviewers: list[SeatPlan] = []
+    for spec in specs:
+        cli = spec.cli
+        if flags.sim and adapter_for(cli, config.clis).settings.adapter != "sim":
+            cli = "sim"
+        base = f"{ROLE}-{cli}"
+        taken = sum(1 for r in reviewers if r.name == base or r.name.startswith(base + "-"))
+        reviewers.append(
+            SeatPlan(
+                name=base if not taken else f"{base}-{taken + 1}",
+                role=ROLE,
+                cli=cli,
+                model=spec.model or models.get(spec.cli),
+                effort=spec.effort or flags.effort,
+                soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
+            )
+        )
+    debate = config.debate
+    output, output_format = None, flags.format
+    if flags.output is not None:
+        path = Path(flags.output).expanduser()
+        output = str(path if path.is_absolute() else cwd / path)
+        output_format = OUTPUT_SUFFIXES.get(path.suffix.lower(), flags.format)
+    return ReviewPlan(
+        subject=_subject(flags),
+        reviewers=tuple(reviewers),
+        files=flags.files,
+        diff_ref=flags.diff,
+        fail_on=flags.fail_on,
+        format=flags.format,
+        output=output,
+        output_format=output_format,
+        seed=flags.seed,
+        file_lines=debate.file_lines,
+        total_lines=debate.total_lines,
+        context_lines=debate.context_lines,
+        ready_timeout_s=debate.ready_timeout_s,
+        hard_timeout_factor=debate.hard_timeout_factor,
+        simulated=flags.sim,
+        allow_outside=flags.allow_outside,
+        allow_secrets=flags.allow_secrets,
+        scratchpad=flags.scratchpad or config.scratchpad,
+        extra_patterns=config.redact.extra_patterns,
+        allow_files=config.redact.allow_files,
+    )
+
+
+def _reviewer_specs(
+    flags: ReviewFlags,
+    config: Config,
+    is_installed: Callable[[str], bool],
+    warn: Callable[[str], None],
+) -> list[SeatSpec]:
+    specs: list[SeatSpec] = []
+    for text in flags.reviewers or ():
+        if text.strip().lower() == "auto":
+            specs += [
+                SeatSpec(n)
+                for n in default_order()
+                if is_installed(n) and n not in {s.cli for s in specs}
+            ]
+            continue
+        spec = parse_seat_spec(text)
+        check_cli_name(spec.cli, config)
+        specs.append(spec)
+    if flags.reviewers is None:
+        specs = _default_reviewers(flags.sim, config, is_installed, warn)
+    if len(specs) < MIN_REVIEWERS:
+        given = ", ".join(s.cli for s in specs) or "none installed"
+        raise UsageError(
+            f"a review needs at least {MIN_REVIEWERS} reviewers, got {len(specs)} ({given}): "
+            "name them with --with, e.g. --with codex,gemini (the same CLI twice works too)"
+        )
+    return specs
+
+
+def _default_reviewers(
+    sim: bool,
+    config: Config,
+    is_installed: Callable[[str], bool],
+    warn: Callable[[str], None],
+) -> list[SeatSpec]:
+    """The first installed CLI and the first of another vendor; the first one twice when no
+    other vendor is installed."""
+    if sim:
+        return [SeatSpec("sim"), SeatSpec("sim")]
+    usable = [n for n in default_order() if is_installed(n)]
+    if not usable:
+        raise NoUsableCliError(
+            "no AI CLI found to review with: install one (see `council doctor`) "
+            "or try council offline with --sim"
+        )
+    first = usable[0]
+    vendor = adapter_for(first, config.clis).vendor
+    other = next((n for n in usable if adapter_for(n, config.clis).vendor != vendor), None)
+    if other is None:
+        warn(f"only one vendor's CLI is installed: both reviewers are {first}")
+        other = first
+    return [SeatSpec(first), SeatSpec(other)]
+
+
+def _subject(flags: ReviewFlags) -> str:
+    """`git diff main + app.py, db.py` (more than three files: `+ 5 files`)."""
+    parts = [f"git diff {flags.diff}"] if flags.diff is not None else []
+    if len(flags.files) > 3:
+        parts.append(f"{len(flags.files)} files")
+    elif flags.files:
+        parts.append(", ".join(flags.files))
+    return " + ".join(parts)
+
+
+__all__ = ["FORMATS", "ReviewFlags", "ReviewPlan", "resolve_review_plan"]

@@ -1,0 +1,149 @@
+"""A review's result: `result.json` (schema `council.review/v1`, shipped with the package in
+`schema/review.schema.json`), built from the state alone so `council show`, `wait` and resume
+agree; and the three forms it is printed in (`--format md|json|sarif`)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from council.panel.contribution import total_usage
+from council.review.findings import SEVERITIES
+from council.review.markdown import render_markdown
+from council.review.sarif import render_sarif
+from council.review.state import ReviewState
+from council.runs.record import Record
+
+SCHEMA_ID = "council.review/v1"
+SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "review.schema.json"
+
+
+@cache
+def review_schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def render(result: dict[str, Any], form: str) -> str:
+    """The result as `--format` asks: md, json or sarif."""
+    if form == "json":
+        return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    if form == "sarif":
+        return json.dumps(render_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    return render_markdown(result)
+
+
+def load_result(record: Record, state: dict[str, Any]) -> dict[str, Any]:
+    """A record's result: `result.json` once the run wrote it at its end, else the result its
+    state gives so far (a run still going, or one whose process died)."""
+    if record.file("result.json").is_file() and state.get("finished_at"):
+        return record.read_json("result.json")
+    return build_result(ReviewState.from_json(state), record.display())
+
+
+def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
+    plan = state.plan
+    calls = state.contributions()
+    labels = state.labels
+    reviewers = []
+    for seat_plan in plan["reviewers"]:
+        name = seat_plan["name"]
+        info = state.seats.get(name, {})
+        mine = [c for c in calls if c.seat == name]
+        problems = state.failed.get(name, {})
+        asked = info.get("status") == "ready"
+        review = _part(name in state.reviews, "REVIEW" in problems, asked)
+        shown = bool(state.shown.get(name))
+        checked = _part(name in state.verdicts, "CROSS_CHECK" in problems, shown)
+        if info.get("status") == "dropped":
+            status = "dropped"
+        elif review == "failed":
+            status = "failed"
+        elif review == "ok":
+            status = "ok"
+        else:
+            status = "pending" if state.status == "running" else "failed"
+        reviewers.append(
+            {
+                "name": name,
+                "label": labels.get(name, ""),
+                "cli": info.get("cli", seat_plan["cli"]),
+                "model": seat_plan["model"],
+                "effort": seat_plan["effort"],
+                "version": info.get("version"),
+                "status": status,
+                "review": review,
+                "cross_check": checked,
+                "problems": {
+                    "review": problems.get("REVIEW") or info.get("problem"),
+                    "cross_check": problems.get("CROSS_CHECK"),
+                },
+                "findings_raised": len(state.reviews.get(name, [])),
+                "calls": len(mine),
+                "repairs": sum(1 for c in mine if c.phase.endswith("_REPAIR")),
+                "retries": sum(max(0, c.attempts - 1) for c in mine),
+                "latency_s": round(sum(c.latency_s for c in mine), 1),
+                "usage": total_usage(c.usage for c in mine),
+            }
+        )
+    findings = list(state.findings or [])
+    counts = {severity: 0 for severity in reversed(SEVERITIES)}
+    for finding in findings:
+        counts[finding["severity"]] += 1
+    return {
+        "schema": SCHEMA_ID,
+        "id": state.id,
+        "subject": plan["subject"],
+        "status": state.status,
+        "simulated": bool(plan.get("simulated")),
+        "diff_ref": plan.get("diff_ref"),
+        "files": list(plan.get("files") or []),
+        "gate": {
+            "fail_on": plan.get("fail_on"),
+            "blocking": list(state.blocking),
+            "passed": not state.blocking,
+        },
+        "seed": state.seed,
+        "started_at": state.started_at,
+        "finished_at": state.finished_at,
+        "duration_s": round(state.duration_s, 1),
+        "reviewers": reviewers,
+        "answered": sum(1 for r in reviewers if r["review"] == "ok"),
+        "findings": findings,
+        "counts": counts,
+        "calls": [
+            {
+                "reviewer": c.seat,
+                "phase": c.phase,
+                "round": c.round,
+                "status": c.status,
+                "latency_s": round(c.latency_s, 2),
+                "attempts": c.attempts,
+                "started_at": c.started_at,
+                "spans": [list(span) for span in c.spans],
+                "files": {"prompt": c.prompt_file, "response": c.response_file},
+            }
+            for c in calls
+        ],
+        "context": {
+            "files": state.context.get("files", []),
+            "technical_context": list(state.technical),
+            **({"diff": state.context["diff"]} if "diff" in state.context else {}),
+        },
+        "usage": total_usage(r["usage"] for r in reviewers),
+        "warnings": list(state.warnings),
+        "scratchpad": scratchpad,
+        "exit_code": state.exit_code if state.exit_code is not None else 0,
+        "error": state.error,
+    }
+
+
+def _part(read: bool, failed: bool, asked: bool) -> str:
+    """A reviewer's review or cross-check: ok, failed, pending (asked, no answer yet) or
+    skipped (never asked: nothing to check, or its review failed)."""
+    if read:
+        return "ok"
+    if failed:
+        return "failed"
+    return "pending" if asked else "skipped"
