@@ -19,6 +19,7 @@ from project import QUESTION, Project
 
 SKILL = skill_dir()
 MARKDOWN_COMMANDS = ["claude/commands/debate.md", "codex/prompts/debate.md"]
+REVIEW_COMMAND = "claude/commands/review.md"
 TOML_COMMANDS = ["gemini/commands/debate.toml", "qwen/commands/debate.toml"]
 AGENT_SKILL = "claude/skills/council/SKILL.md"
 ARGS = f'"{QUESTION}" --files app.py --sim --rounds 3'
@@ -105,6 +106,7 @@ def test_install_then_uninstall_in_both_scopes_leaves_nothing_behind(project):
         assert done.returncode == 0, done.stderr
     assert files_under(project.root) - before_project == {
         ".claude/commands/debate.md",
+        ".claude/commands/review.md",
         ".claude/skills/council/SKILL.md",
         ".gemini/commands/debate.toml",
         ".qwen/commands/debate.toml",
@@ -112,6 +114,7 @@ def test_install_then_uninstall_in_both_scopes_leaves_nothing_behind(project):
     }
     assert files_under(project.home) - before_home == {
         ".claude/commands/debate.md",
+        ".claude/commands/review.md",
         ".claude/skills/council/SKILL.md",
         ".codex/prompts/debate.md",
         ".gemini/commands/debate.toml",
@@ -204,6 +207,29 @@ def test_a_claude_code_host_reaches_the_decision_with_the_installed_command(proj
     out = play(project, installed, ARGS, "$ARGUMENTS")
     assert out.startswith(f"# DECISION (SIMULATED): {QUESTION}")
     assert "## Votes" in out
+
+
+def test_the_review_command_starts_follows_and_presents_a_review_by_the_same_rules():
+    meta, body = front_matter(SKILL / REVIEW_COMMAND)
+    assert meta["description"] and meta["argument-hint"].startswith("[--diff main")
+    assert meta["allowed-tools"] == "Bash(council:*)"
+    assert body.count("$ARGUMENTS") == 2 and "{{args}}" not in body
+    start, follow = bash_blocks(body)
+    assert start == "council review $ARGUMENTS --detach --json"
+    assert follow == "council wait <id> --timeout 100"
+    text = steps(body)
+    assert "Exit 75" in text and "Exit 6" in text and "council doctor" in text
+    assert "saved:" in text and "never review the code yourself" in text
+    assert "never stand in for a reviewer" in text and "never invent findings" in text
+
+
+def test_a_claude_code_host_reaches_the_findings_with_the_installed_review_command(project):
+    assert project.run("skill", "install", "--host", "claude").returncode == 0
+    installed = project.root / ".claude/commands/review.md"
+    assert installed.read_bytes() == (SKILL / REVIEW_COMMAND).read_bytes()
+    out = play(project, installed, "--files app.py --sim", "$ARGUMENTS")
+    assert out.startswith("# REVIEW (SIMULATED): app.py")
+    assert "- Raised by: reviewer-sim, reviewer-sim-2" in out
 
 
 def test_a_gemini_cli_host_reaches_the_decision_with_the_installed_toml(project):

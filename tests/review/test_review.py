@@ -22,6 +22,9 @@ from review.helpers import (
     validate_sarif,
 )
 
+HEADER = (Path(__file__).resolve().parents[2] / "prompts" / "header.md.j2").read_text()
+HEADER = HEADER.split("{{", 1)[0]  # up to the word limit, which each prompt fills in
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
@@ -42,6 +45,10 @@ def test_a_simulated_review_writes_its_record_and_three_valid_outputs(project):
     for stem in ("reviewer-sim-r1", "reviewer-sim-2-r1", "reviewer-sim-r2", "reviewer-sim-2-r2"):
         for suffix in ("prompt.md", "response.md"):
             assert (record / f"{stem}-{suffix}").is_file(), f"{stem}-{suffix}"
+        prompt = (record / f"{stem}-prompt.md").read_text()
+        assert prompt.startswith(HEADER)  # the isolation header, as every prompt
+    blind = {(record / f"{s}-r1-prompt.md").read_text() for s in ("reviewer-sim", "reviewer-sim-2")}
+    assert len(blind) == 1  # the same blind prompt, byte for byte, for every reviewer
     assert [f["severity"] for f in result["findings"]] == ["critical", "high", "medium", "low"]
     sql = finding_titled(result, "SQL")
     assert (sql["file"], sql["line"], sql["kind"]) == ("service.py", 9, "security")
@@ -201,7 +208,7 @@ def test_garbage_from_the_simulator_gets_one_repair_and_then_counts(project):
 def hung_config(project: Project) -> None:
     project.write_config(
         "debate:\n  hard_timeout_factor: 1.5\n"
-        "clis:\n  sim-hung:\n    adapter: sim\n    timeout_s: 1\n    env:\n"
+        "clis:\n  sim-hung:\n    adapter: sim\n    timeout_s: 2\n    env:\n"
         "      COUNCIL_SIM_HANG: '1'\n      COUNCIL_SIM_IGNORE_SIGTERM: '1'\n"
         "      COUNCIL_SIM_PHASES: REVIEW\n"
     )

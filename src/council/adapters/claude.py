@@ -49,6 +49,7 @@ class ClaudeAdapter(Adapter):
     host_dir_env = "CLAUDE_CONFIG_DIR"
     host_files = (
         ("claude/commands/debate.md", "commands/debate.md"),
+        ("claude/commands/review.md", "commands/review.md"),
         ("claude/skills/council/SKILL.md", "skills/council/SKILL.md"),
     )
     soft_timeout_s = 600.0
