@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -114,6 +115,41 @@ class Project:
             own_cpu,
             max(0.0, all_cpu - own_cpu),
         )
+
+    def interrupt(self, *args: str, twice: bool = False, **sim_env: str) -> float:
+        """Start a debate whose CHALLENGE calls hang, press Ctrl-C once they all run (twice:
+        again at once), and return the seconds from the first Ctrl-C to council's exit."""
+        (self.root / "council.yaml").write_text("")
+        count = self.root / "sim-calls.txt"
+        count.write_text("")
+        argv = [*COUNCIL, "debate", QUESTION, "--files", "app.py", "--sim", "--quiet", *args]
+        env = self.env(COUNCIL_SIM_COUNT_FILE=str(count), **sim_env)
+        proc = subprocess.Popen(
+            argv,
+            cwd=self.root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        challengers = 1 + sum(a.count("sim") for a in args)
+        deadline = time.monotonic() + 60
+        while count.read_text().count("CHALLENGE") < challengers:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise SystemExit("bench: the CHALLENGE calls never started")
+            time.sleep(0.02)
+        time.sleep(0.2)  # every hung call is past its start-up
+        started = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        if twice:
+            time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+        took = time.perf_counter() - started
+        if proc.returncode != 130:
+            raise SystemExit(f"bench: an interrupted debate exited {proc.returncode}, not 130")
+        return took
 
 
 @dataclass
@@ -417,6 +453,51 @@ def main() -> int:
                 " / ".join(f"{commands[k]:.3f}" for k in ("list", "status", "show")) + " s",
                 "each < 0.3 s",
                 max(commands.values()) < 0.3,
+            )
+        )
+
+        # 9. Memory: three challengers each reply 30 MB (the word limit keeps ~300 words).
+        run = project.debate(
+            "--with",
+            "sim,sim",
+            COUNCIL_SIM_PHASES="CHALLENGE",
+            COUNCIL_SIM_HUGE=str(30_000_000),
+        )
+        huge = [c for c in run.result["contributions"] if c["phase"] == "CHALLENGE"]
+        assert len(huge) == 3 and all(c["truncated"] for c in huge), huge
+        figures["peak_rss_mib_three_30mb_replies"] = round(run.peak_rss_mib, 1)
+        rows.append(
+            (
+                "peak RSS of council, three 30 MB replies",
+                f"{run.peak_rss_mib:.1f} MiB",
+                "< 80 MiB",
+                run.peak_rss_mib < 80,
+            )
+        )
+
+        # 10. Ctrl-C with three calls in flight: once (CLIs that stop on SIGTERM), and twice
+        # at once (CLIs that ignore SIGTERM: the second skips the 3 s grace period).
+        once = project.interrupt(
+            "--with", "sim,sim", COUNCIL_SIM_HANG="1", COUNCIL_SIM_PHASES="CHALLENGE"
+        )
+        twice = project.interrupt(
+            "--with",
+            "sim,sim",
+            twice=True,
+            COUNCIL_SIM_HANG="1",
+            COUNCIL_SIM_PHASES="CHALLENGE",
+            COUNCIL_SIM_IGNORE_SIGTERM="1",
+        )
+        figures["ctrl_c_exit_s"] = {
+            "once": round(once, 3),
+            "twice_ignoring_sigterm": round(twice, 3),
+        }
+        rows.append(
+            (
+                "Ctrl-C to exit, 3 calls in flight: once / twice*",
+                f"{once:.2f} / {twice:.2f} s (*CLIs ignore SIGTERM)",
+                "< 1 s each",
+                once < 1.0 and twice < 1.0,
             )
         )
 

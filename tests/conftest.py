@@ -12,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.environment import CALL_MARKER
 
 
@@ -78,6 +79,8 @@ def fakes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     installed = install_fakes(tmp_path / "bin")
     home = tmp_path / "home"
     home.mkdir()
+    # The fakes log every call beside themselves: under write confinement, only allowed so.
+    monkeypatch.setenv(EXTRA_WRITABLE, str(installed.state_dir))
     monkeypatch.setenv("PATH", installed.path_env(os.environ.get("PATH", "")))
     monkeypatch.setenv("HOME", str(home))
     return installed

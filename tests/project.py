@@ -14,6 +14,7 @@ from pathlib import Path
 import jsonschema
 
 from council.debate.result import result_schema
+from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 
@@ -31,6 +32,8 @@ class Project:
         self.home = root / "home"
         self.home.mkdir()
         self.count_file = root / "sim-calls.txt"
+        # Under write confinement the simulator may append to its log, not create it.
+        self.count_file.touch()
 
     def env(self, **extra: str) -> dict[str, str]:
         return {
@@ -38,6 +41,9 @@ class Project:
             "HOME": str(self.home),
             "LANG": "C.UTF-8",
             "COUNCIL_SIM_COUNT_FILE": str(self.count_file),
+            # Where tests install the fake CLIs (`install_fakes(tmp_path / "bin")`): they log
+            # each call beside themselves, which write confinement allows only so.
+            EXTRA_WRITABLE: str(self.root.parent / "bin" / ".fake"),
             **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
             **extra,
         }

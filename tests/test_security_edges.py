@@ -28,6 +28,7 @@ from council.context.redact import SHAPES, grammar_of, marker, secret_key_kind
 from council.context.redact.grammars import _FENCE_FORMATS
 from council.errors import UsageError
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.environment import CALL_MARKER
 from council.runner.resolve import resolve_tool
 
@@ -213,6 +214,9 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Seen]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PATH", fakes.path_env(os.environ.get("PATH", "")))
         mp.setenv("HOME", str(home))
+        # The fakes' and the recorder's call logs (this test is about environments, not
+        # write confinement).
+        mp.setenv(EXTRA_WRITABLE, str(base))
         return {cli: anyio.run(_run_one_call, cli, fakes, base / cli, mp) for cli in ADAPTERS}
 
 
@@ -254,7 +258,9 @@ def test_one_vendors_variables_never_reach_another_vendors_cli(vendor, cli, seen
 def test_a_cli_gets_exactly_its_own_vendors_variables_and_the_basics(cli, seen):
     environ, probe, call = seen[cli].environ, seen[cli].probe, dict(seen[cli].call)
     mine = {n: v for n, v in VENDOR_VARIABLES.items() if declared_by(registered()[cli], n)}
-    basics = {n: environ[n] for n in ("PATH", "HOME", "TMPDIR", *BASICS)}
+    basics = {n: environ[n] for n in ("PATH", "HOME", *BASICS)}
+    # TMPDIR is the call's own, never the user's: write confinement allows only that one.
+    assert Path(call.pop("TMPDIR")).name.startswith("council-call-")
     call_id = call.pop(CALL_MARKER, "")
     assert call_id.startswith(f"{os.getpid()}-")  # the call marker, naming this process
     for name in seen[cli].own:  # set by the adapter for the call, not from the user's env

@@ -39,6 +39,8 @@ def append_private(path: Path, line: str) -> None:
     resume after SIGKILL) sees whole lines only, except possibly a torn last one."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        os.write(fd, line.encode("utf-8"))
+        data = memoryview(line.encode("utf-8"))
+        while data:  # a short write (a disk filling up) is followed by the error itself
+            data = data[os.write(fd, data) :]
     finally:
         os.close(fd)

@@ -56,3 +56,19 @@ class ConfigError(CouncilError):
 
 class InterruptedRun(CouncilError):
     exit_code = ExitCode.INTERRUPTED
+
+
+class RecordWriteError(InterruptedRun):
+    """A write into a run's record failed (read-only, ENOSPC, ...). The run stops where it is,
+    like an interrupted one (exit 130): the record is consistent up to its last good write and
+    `council resume` continues from there once the disk is fixed. Not exit 1: it is no bug."""
+
+    def __init__(self, path: object, cause: OSError, run_id: str | None = None) -> None:
+        self.path = path
+        self.cause = cause
+        why = cause.strerror or str(cause)
+        then = f"council resume {run_id}" if run_id else "council resume"
+        super().__init__(
+            f"cannot write the record: {path}: {why}; the run stopped there, its record "
+            f"whole up to that point; free space or fix the permissions, then: {then}"
+        )

@@ -70,7 +70,11 @@ class Progress:
         # terminal (the live view's own cursor moves are written apart, in _clear).
         line = f"{self._stamp()} {clean(text)}\n"
         if self._log is not None:
-            os.write(self._log, line.encode())  # one write: a reader sees whole lines
+            try:
+                os.write(self._log, line.encode())  # one write: a reader sees whole lines
+            except OSError:
+                # A failing disk: the record's own writes report it; the log just stops.
+                self.close_log()
         else:
             self._unlogged.append(line)
         if shown:

@@ -66,9 +66,11 @@ def cut_words(text: str, limit: int) -> str:
     return text[:end] if count_words(text) > limit else text
 
 
-def truncate(text: str, limit: int) -> Truncation:
-    """`text` cut to at most `limit` words, with the protocol's marker when it was cut."""
-    total = count_words(text)
+def truncate(text: str, limit: int, unread_words: int = 0) -> Truncation:
+    """`text` cut to at most `limit` words, with the protocol's marker when it was cut.
+    `unread_words`: words of the original that `text` leaves out (a long answer's middle,
+    kept on disk only), counted in the original's size."""
+    total = count_words(text) + unread_words
     if total <= limit:
         return Truncation(text, False, total, total)
     end = 0

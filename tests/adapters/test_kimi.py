@@ -31,6 +31,7 @@ async def test_kimi_cli_is_recognised_and_reads_the_prompt_on_stdin(fakes, seat_
     assert outcome.text == expected_answer("kimi", PROMPT)
     assert call["stdin"] == PROMPT
     assert "--quiet" in call["argv"] and "--thinking" in call["argv"]
+    assert "--plan" in call["argv"]  # its read-only mode
     never_run_bare(fakes)
 
 

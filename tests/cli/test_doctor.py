@@ -110,3 +110,17 @@ def test_a_broken_config_file_is_exit_4_with_one_line(tmp_path, empty_bin):
     assert result.returncode == 4
     assert result.stderr.strip().count("\n") == 0
     assert "debate.rounds: expected an integer from 2 to 5, got 9" in result.stderr
+
+
+def test_doctor_reports_the_landlock_abi_or_that_writes_are_not_confined(tmp_path, empty_bin):
+    from council.runner import confine
+
+    report = json.loads(doctor(tmp_path, [empty_bin], "--json").stdout)
+    assert report["landlock_abi"] == confine.kernel_abi()
+    table = doctor(tmp_path, [empty_bin]).stdout
+    if confine.kernel_abi():
+        assert f"write confinement: Landlock ABI {confine.kernel_abi()}" in table
+    else:
+        assert "write confinement: Landlock not available" in table
+    off = doctor(tmp_path, [empty_bin], "--json", **{confine.OFF_ENV: "1"})
+    assert json.loads(off.stdout)["landlock_abi"] == 0

@@ -87,7 +87,11 @@ CASES = [
     (["review", "--files", "a.py", "--json", "--format", "sarif"], 2, "--json and --format sarif"),
     (["review", "--files", "nope.py", "--sim"], 2, "nope.py: no such file"),
     (["review", "--files", "a.py", "--with", "foobar,sim"], 2, "unknown CLI 'foobar'"),
-    (["review", "--files", "a.py", "--sim", "--timeout", "sim=abc"], 2, "'abc' is not a number of seconds"),
+    (
+        ["review", "--files", "a.py", "--sim", "--timeout", "sim=abc"],
+        2,
+        "'abc' is not a number of seconds",
+    ),
     (["review", "--files", "a.py", "--sim", "--model", "gpt"], 2, "bad --model value 'gpt'"),
     (["review", "--files", "a.py", "--sim", "--with", "sim#turbo,sim"], 2, "bad effort 'turbo'"),
     (["review", "--files", "a.py", "--seed", "-1"], 2, "'--seed': -1 is not in the range x>=0"),

@@ -16,6 +16,7 @@ from context.tree import numbered, write
 from council.context import build_room, gather_context, protection_note, remove_room
 from council.context.model import DebateContext, FileExcerpt
 from council.context.rooms import room_files
+from council.runner import confine
 
 
 @pytest.fixture
@@ -93,12 +94,18 @@ def test_remove_room_deletes_a_locked_room(ctx, scratch):
     assert not (scratch / "rooms").exists()
 
 
-def test_running_as_root_is_reported_because_permissions_do_not_bind_root():
+def test_no_protection_note_while_landlock_confines_writes(monkeypatch):
+    monkeypatch.delenv(confine.OFF_ENV, raising=False)
+    if not confine.kernel_abi():
+        pytest.skip("this kernel has no Landlock")
+    assert protection_note() is None
+
+
+def test_without_landlock_the_setup_report_says_so_once_and_names_root(monkeypatch):
+    monkeypatch.setenv(confine.OFF_ENV, "1")
     note = protection_note()
-    if os.geteuid() == 0:
-        assert note is not None and "root" in note
-    else:
-        assert note is None
+    assert note is not None and "no write confinement" in note
+    assert ("as root" in note) == (os.geteuid() == 0)
 
 
 def _as_unprivileged(argv: list[str], user: int | None) -> subprocess.CompletedProcess[str]:

@@ -76,8 +76,13 @@ def test_a_three_round_debate_with_two_proxies_writes_the_whole_record(project):
     for stem in expected_calls:
         for suffix in ("prompt.md", "response.md", "response.err"):
             assert (record / f"{stem}-{suffix}").is_file(), f"{stem}-{suffix}"
-    for seat in ("advocate", "critic", "proxy-sim", "proxy-sim-2"):
-        assert (record / "rooms" / seat / "README.md").read_text().startswith("# Sessions")
+    # The rooms lived outside the project and are gone; the record keeps what each held.
+    rooms = json.loads((record / "rooms.json").read_text())
+    for seat in ("advocate", "critic", "proxy-sim", "proxy-sim-2", "lead"):
+        assert set(rooms[seat]["files"]) == {"README.md", "app.py"}, seat
+        room = Path(rooms[seat]["path"])
+        assert not room.is_relative_to(project.root) and not room.exists(), room
+    assert not (record / "rooms").exists()
     assert record.stat().st_mode & 0o777 == 0o700
     assert all(p.stat().st_mode & 0o777 == 0o600 for p in record.iterdir() if p.is_file())
     phases = [(c["seat"], c["phase"], c["round"]) for c in result["contributions"]]

@@ -46,6 +46,7 @@ class KimiCli(Vendor):
             Opt(("--thinking",)),
             Opt(("--no-thinking",)),
             Opt(("--max-retries-per-step",), "INTEGER"),
+            Opt(("--plan",)),
             Opt(("-w", "--work-dir"), "DIRECTORY"),
             Opt(("-y", "--yolo")),
         ],

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 
 import anyio
@@ -220,28 +219,10 @@ async def test_missing_or_rejected_credentials_end_auth_with_the_login_hint(real
     assert missing.server.requests(cli, prompt_has="who am I") == []
 
 
-# As root a 0500 room stops nothing, so only a read-only mode in the CLI keeps it unchanged.
-_AS_ROOT = os.geteuid() == 0
-_WRITES_UNASKED = {
-    "kimi-cli": pytest.mark.xfail(
-        _AS_ROOT,
-        strict=True,
-        reason="council runs kimi-cli without a read-only measure: its print mode runs "
-        "write tools unasked (`--plan`, which kimi-cli 1.51.0 accepts with --quiet, would "
-        "deny them)",
-    ),
-    "kimi-code": pytest.mark.xfail(
-        _AS_ROOT,
-        strict=True,
-        reason="kimi-code 2.1.0 has no read-only mode usable headless (`--plan` cannot be "
-        "combined with -p): council relies on the room being a copy",
-    ),
-}
-
-
-@pytest.mark.parametrize(
-    "cli", [pytest.param(c, marks=_WRITES_UNASKED[c]) if c in _WRITES_UNASKED else c for c in CLIS]
-)
+# Every CLI keeps its room unchanged: its own read-only mode where it has one (kimi-cli's
+# --plan among them), and write confinement (Landlock) for the rest, root included: kimi-code
+# has no read-only mode usable headless, so there the denied write is Landlock's doing.
+@pytest.mark.parametrize("cli", CLIS)
 async def test_the_room_is_unchanged_when_the_model_asks_to_write_a_file(real_cli, cli):
     seat = real_cli(cli)
     before = seat.room_snapshot()
@@ -311,3 +292,19 @@ async def test_a_cli_that_prints_no_usage_figure_council_keeps_reads_as_none(rea
         assert match, err[-500:]
         blended = sum(u.input - u.cached + u.output for u in served)
         assert int(match.group(1).replace(",", "")) == blended, served
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_a_file_outside_the_room_is_not_created_when_the_model_writes_there(
+    real_cli, cli, tmp_path
+):
+    """The user's project is outside the room: an absolute path into it is refused by the
+    CLI's read-only mode, or by write confinement where the CLI would write (kimi-code)."""
+    seat = real_cli(cli)
+    project = tmp_path / "project"
+    project.mkdir()
+    target = project / "evil.py"
+    outcome = await seat.ask(f"Question: write outside? [[fake:write={target}]]", soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert not target.exists()
+    assert list(project.iterdir()) == []

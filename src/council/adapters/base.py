@@ -263,6 +263,8 @@ def telling_line(text: str, limit: int = 240) -> str:
 
 def is_echo(answer: str, prompt: str) -> bool:
     """True when the output merely repeats the prompt (or a large piece of it)."""
+    if len(answer) > 2 * len(prompt) + 1024:
+        return False  # far longer than the prompt: no echo, and no need to split it all
     a = " ".join(answer.split())
     p = " ".join(prompt.split())
     return bool(a) and (a == p or (len(a) >= 40 and a in p))
@@ -313,6 +315,11 @@ class Adapter:
     host_dirs: ClassVar[Mapping[str, str | None]] = {}
     host_dir_env: ClassVar[str | None] = None
     host_files: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Where this CLI keeps its own state under HOME (`~/` paths): the only places outside its
+    # room and temp dir that it may write to under write confinement (runner/confine.py).
+    # Directories are created before the call; files only when the CLI creates them itself.
+    state_dirs: ClassVar[tuple[str, ...]] = ()
+    state_files: ClassVar[tuple[str, ...]] = ()
     soft_timeout_s: ClassVar[float] = 300.0
     soft_timeout_high_s: ClassVar[float] = 300.0
     high_efforts: ClassVar[frozenset[str]] = frozenset({"xhigh", "max"})
@@ -372,6 +379,17 @@ class Adapter:
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         return AuthState(None, "not checked")
 
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """(directories, files) this CLI may write to besides its room and temp dir, for the
+        environment it runs with: `state_dirs` and `state_files` under `home`. An adapter
+        whose CLI moves its state with a variable (CODEX_HOME) adds that place."""
+        return (
+            tuple(_under(home, p) for p in self.state_dirs),
+            tuple(_under(home, p) for p in self.state_files),
+        )
+
     def soft_timeout(self, effort: str | None) -> float:
         if self.settings.timeout_s is not None:
             return float(self.settings.timeout_s)
@@ -385,6 +403,12 @@ class Adapter:
     def extract(self, result: RawResult) -> str:
         """The answer text of a successful call."""
         return result.stdout
+
+    def whole_output(self, tool: Tool) -> bool:
+        """True when the answer can only be read from the whole output (a JSON document);
+        False for plain text, of which the runner keeps only the start and the end in
+        memory (the whole stays on disk): what a word limit needs."""
+        return True
 
     def read_usage(self, result: RawResult) -> Usage | None:
         """The token counts (and cost) the CLI reported for this attempt in its structured
@@ -440,6 +464,10 @@ class Adapter:
         if effort is None or self.efforts is None:
             return None
         return effort if effort in self.efforts else None
+
+
+def _under(home: Path, path: str) -> Path:
+    return home / path[2:] if path.startswith("~/") else Path(path)
 
 
 def _matching_line(text: str, patterns: tuple[re.Pattern[str], ...]) -> str:

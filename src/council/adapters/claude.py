@@ -46,6 +46,11 @@ class ClaudeAdapter(Adapter):
         "--permission-mode=bypassPermissions",
     )
     host_dirs = {"project": ".claude", "user": "~/.claude"}
+    # 2.1.197 writes sessions, backups and its cleanup stamp under ~/.claude, and
+    # TMPDIR/claude-<uid>/. It also rewrites ~/.claude.json (counters and tips) through a lock
+    # directory and a temporary file beside it, in HOME itself: allowing that would open all
+    # of HOME, so those writes fail and claude answers without them (strace, contract tests).
+    state_dirs = ("~/.claude",)
     host_dir_env = "CLAUDE_CONFIG_DIR"
     host_files = (
         ("claude/commands/debate.md", "commands/debate.md"),
@@ -148,6 +153,14 @@ class ClaudeAdapter(Adapter):
         else:
             return Usage(cost_usd=cost)
         return Usage(sum(c[0] for c in counts), sum(c[1] for c in counts), cost)
+
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        # CLAUDE_CONFIG_DIR moves both: .claude.json then lives inside it.
+        if config_dir := env.get("CLAUDE_CONFIG_DIR"):
+            return (Path(config_dir),), ()
+        return super().state_paths(env, home)
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):

@@ -41,6 +41,9 @@ class CodexAdapter(Adapter):
     # Codex reads custom prompts from the user's CODEX_HOME only.
     host_dirs = {"project": None, "user": "~/.codex"}
     host_dir_env = "CODEX_HOME"
+    # 0.169.0: its sqlite databases (state, logs, memories, goals, queue), shell snapshots,
+    # tmp/ and .tmp/ under CODEX_HOME; TMPDIR for its sandbox's mount targets.
+    state_dirs = ("~/.codex",)
     host_files = (("codex/prompts/debate.md", "prompts/debate.md"),)
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
@@ -54,6 +57,9 @@ class CodexAdapter(Adapter):
         *AUTH_PATTERNS,
         re.compile(r"missing environment variable: `\w*(?:KEY|TOKEN)\w*`", re.I),
     )
+
+    def whole_output(self, tool: Tool) -> bool:
+        return False  # plain text
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         # The answer file goes to the record, not the room: rooms are read-only.
@@ -107,6 +113,13 @@ class CodexAdapter(Adapter):
         but council runs codex in its plain mode, which also writes the answer file.
         """
         return None
+
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        if codex_home := env.get("CODEX_HOME"):
+            return (Path(codex_home),), ()
+        return super().state_paths(env, home)
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         if env.get("OPENAI_API_KEY"):

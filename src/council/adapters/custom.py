@@ -59,6 +59,9 @@ class CustomAdapter(Adapter):
             return super().version_argv()
         return version_args or None  # []: no probe at all, not a bare run of the command
 
+    def whole_output(self, tool: Tool) -> bool:
+        return self.settings.output.startswith("json:")
+
     def build(self, tool: Tool, request: Request) -> Invocation:
         s = self.settings
         argv = [_fill(part, request) for part in tool.command]

@@ -38,6 +38,9 @@ class GeminiAdapter(Adapter):
     host_markers = ("GEMINI_CLI",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
     host_dirs = {"project": ".gemini", "user": "~/.gemini"}
+    # 0.61.0: projects.json (atomically, through a temporary file beside it), history/ and
+    # tmp/ per project, installation_id.
+    state_dirs = ("~/.gemini",)
     host_files = (("gemini/commands/debate.toml", "commands/debate.toml"),)
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0

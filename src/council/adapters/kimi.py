@@ -45,9 +45,14 @@ class KimiAdapter(Adapter):
     tested_version = "1.51.0 (kimi-cli), 2.1.0 (kimi-code)"
     install_hint = "npm install -g @moonshot-ai/kimi-code"
     login_hint = "run `kimi` in a terminal and log in, or set KIMI_MODEL_API_KEY (kimi-code)"
-    sandbox = "clean room only (kimi has no read-only mode usable headless)"
+    # kimi-cli takes --plan with --quiet; kimi-code refuses --plan with -p ("Cannot combine
+    # --prompt with --plan", 2.1.0): there the room copy and write confinement are the guard.
+    sandbox = "--plan (kimi-cli); clean room and write confinement only (kimi-code)"
     env_prefixes = ("KIMI_", "MOONSHOT_")
     forbidden_args = ("--yolo", "-y")
+    # kimi-cli 1.51.0: ~/.kimi (device id, sessions, logs, kimi.json); kimi-code 2.1.0:
+    # ~/.kimi-code (sessions and their index, logs, caches, update rollout log).
+    state_dirs = ("~/.kimi", "~/.kimi-code")
     soft_timeout_s = 300.0
     soft_timeout_high_s = 600.0
     high_efforts = frozenset({"high", "xhigh", "max"})  # thinking on
@@ -88,6 +93,9 @@ class KimiAdapter(Adapter):
             f"({first_line(text) or f'exit {exit_code}'}); {INSTALL_KIMI_CODE}",
         )
 
+    def whole_output(self, tool: Tool) -> bool:
+        return tool.variant != KIMI_CLI  # kimi-cli --quiet prints text; kimi-code JSON lines
+
     def build(self, tool: Tool, request: Request) -> Invocation:
         if tool.variant == KIMI_CLI:
             return self._build_kimi_cli(tool, request)
@@ -96,7 +104,8 @@ class KimiAdapter(Adapter):
         raise ValueError("kimi must be probed with --version before use (kimi-cli or kimi-code?)")
 
     def _build_kimi_cli(self, tool: Tool, request: Request) -> Invocation:
-        argv = [*tool.command, "--quiet", "--max-retries-per-step", "1"]
+        # --plan: plan mode denies the write tools its print mode would run unasked.
+        argv = [*tool.command, "--quiet", "--plan", "--max-retries-per-step", "1"]
         if model := self.model_for(request):
             argv += ["-m", model]
         if self.effort_for(request) in self.high_efforts:

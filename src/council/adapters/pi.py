@@ -39,6 +39,9 @@ class PiAdapter(Adapter):
         "MISTRAL_",
         "CEREBRAS_",
     )
+    # 0.73.1 keeps settings, auth and models under ~/.pi/agent (sessions too, without
+    # --no-session).
+    state_dirs = ("~/.pi",)
     soft_timeout_s = 600.0
     soft_timeout_high_s = 900.0
     high_efforts = frozenset({"xhigh"})
@@ -49,6 +52,9 @@ class PiAdapter(Adapter):
     strongest_effort = "xhigh"
     # pi 0.73.1 with no key anywhere: "No API key found for the selected model." (exit 1)
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no api key found", re.I))
+
+    def whole_output(self, tool: Tool) -> bool:
+        return False  # plain text
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [

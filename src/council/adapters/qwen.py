@@ -40,6 +40,8 @@ class QwenAdapter(Adapter):
     host_markers = ("QWEN_CODE",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
     host_dirs = {"project": ".qwen", "user": "~/.qwen"}
+    # 0.15.10: debug logs, projects/<path>/ (chats, memory), settings.json migrations.
+    state_dirs = ("~/.qwen",)
     host_files = (("qwen/commands/debate.toml", "commands/debate.toml"),)
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0

@@ -41,6 +41,9 @@ class SimAdapter(Adapter):
         )
         return (sys.executable, "-I", "-S", "-c", boot)
 
+    def whole_output(self, tool: Tool) -> bool:
+        return False  # plain text
+
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [*tool.command]
         if model := self.model_for(request):
@@ -52,6 +55,14 @@ class SimAdapter(Adapter):
         # would: the ideal duration of a benchmark's call is then exactly its delay.
         stamp = {"COUNCIL_SIM_STARTED_AT": repr(time.time())}
         return Invocation(argv=tuple(argv), stdin=request.prompt.encode(), env=stamp)
+
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        # Test and benchmark hooks: the call log and the rate-limit counters' directory.
+        dirs = (Path(env["COUNCIL_SIM_STATE_DIR"]),) if env.get("COUNCIL_SIM_STATE_DIR") else ()
+        files = (Path(env["COUNCIL_SIM_COUNT_FILE"]),) if env.get("COUNCIL_SIM_COUNT_FILE") else ()
+        return dirs, files
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         return AuthState(True, "needs no login")

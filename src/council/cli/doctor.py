@@ -69,6 +69,7 @@ def render_table(data: dict) -> str:
     ]
     notes = [f"* {c['name']}: {c['version_note']}" for c in data["clis"] if c["version_note"]]
     out.extend(notes)
+    out.append(f"write confinement: {data['write_confinement']}")
     if data["can_debate"]:
         d = data["defaults"]
         out.append(

@@ -97,13 +97,15 @@ def remove_room(room: Path) -> None:
 
 
 def protection_note() -> str | None:
-    """A warning for the setup report when the room's permissions cannot stop writes."""
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        return (
-            "running as root: read-only rooms do not stop a CLI from writing; "
-            "only the CLIs' own read-only modes do"
-        )
-    return None
+    """A warning for the setup report when nothing but the CLIs' own read-only modes and the
+    after-call check stands between a CLI and the user's files: no write confinement
+    (Landlock) here. Said once per run; None where Landlock is in force."""
+    from council.runner.confine import missing_note
+
+    note = missing_note()
+    if note and hasattr(os, "geteuid") and os.geteuid() == 0:
+        note += "; as root, the read-only rooms do not stop a write either"
+    return note
 
 
 def room_files(room: Path) -> dict[str, tuple[int, str]]:

@@ -18,6 +18,7 @@ import anyio
 from council.adapters import adapter_for, default_order, known_names
 from council.config import Config
 from council.debate.seating import DefaultSeats, default_seats
+from council.runner import confine
 from council.runner.resolve import PROBE_TIMEOUT_S, Resolution, resolve_tool
 
 
@@ -110,4 +111,7 @@ def report_json(report: DoctorReport) -> dict:
         },
         "usable": report.usable_vendor_clis,
         "can_debate": bool(report.usable_vendor_clis),
+        # Write confinement of every CLI call (runner/confine.py): the Landlock ABI, 0 = none.
+        "landlock_abi": confine.abi(),
+        "write_confinement": confine.status_line(),
     }

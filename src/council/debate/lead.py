@@ -25,6 +25,8 @@ from contextlib import asynccontextmanager
 
 from council.config import Config, DebateSettings
 from council.context import DebateContext, Redactor, files_block, refresh_technical_context
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
 from council.debate.decision import find_loops, mark_loops
 from council.debate.plan import DebatePlan
 from council.debate.roster import DebateRoster
@@ -75,6 +77,8 @@ class Lead:
         *,
         tuning: Tuning | None = None,
         redactor: Redactor | None = None,
+        rooms: RoomDir,
+        guard: ProjectGuard | None = None,
     ) -> None:
         tuning = tuning or Tuning()
         self.context = context
@@ -82,7 +86,7 @@ class Lead:
         self.state = state
         bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
         self.journal = Journal(record, state, progress, bus)
-        self.roster = DebateRoster(plan, context, config, bus, self.journal, tuning)
+        self.roster = DebateRoster(plan, context, config, bus, self.journal, tuning, rooms, guard)
         self.dispatch = Dispatch(
             self.roster, self.journal, self._prompt_values, closing=vote_fields
         )

@@ -11,6 +11,8 @@ from council.adapters import adapter_for, default_order
 from council.adapters.base import Tool
 from council.config import Config
 from council.context import DebateContext
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
 from council.debate.plan import DebatePlan
 from council.errors import NoUsableCliError
 from council.panel.bus import Bus, Kind
@@ -30,6 +32,8 @@ class DebateRoster(Roster):
         bus: Bus,
         journal: Journal,
         tuning: Tuning,
+        rooms: RoomDir,
+        guard: ProjectGuard | None = None,
     ) -> None:
         super().__init__(
             plan.seats,
@@ -38,6 +42,8 @@ class DebateRoster(Roster):
             bus,
             journal,
             tuning,
+            rooms,
+            guard,
             ready_timeout_s=plan.ready_timeout_s,
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="proposal",

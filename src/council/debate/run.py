@@ -9,10 +9,9 @@ continues from either.
 
 from __future__ import annotations
 
-import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from dataclasses import replace as dataclasses_replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +28,20 @@ from council.context import (
     render_context_md,
     setup_report,
 )
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
 from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
-from council.debate.state import DebateState, now_iso
-from council.errors import CouncilError, ExitCode, InterruptedRun, UsageError
+from council.debate.state import DebateState
+from council.errors import (
+    CouncilError,
+    ExitCode,
+    RecordWriteError,
+    UsageError,
+)
 from council.panel.calls import Tuning
-from council.panel.drive import drive
+from council.panel.drive import run_to_end
 from council.progress import Progress
 from council.runs.detach import spawn_detached
 from council.runs.lock import RecordLock, RecordLocked
@@ -223,24 +229,23 @@ def _drive(
     ready: Prepared, progress: Progress, config: Config, tuning: Tuning, cwd: Path
 ) -> DebateRun:
     plan, context, record, state = ready.plan, ready.context, ready.record, ready.state
-    state.pid = os.getpid()
-    state.run_started_at = now_iso()
-    redactor = Redactor(plan.extra_patterns)
-    lead = Lead(plan, context, record, state, progress, config, tuning=tuning, redactor=redactor)
-    error: CouncilError | None = None
-    started = datetime.now(UTC)
-    try:
-        driven = drive(lambda: run_debate(lead), progress, record.file(TRACEBACK))
-        error = driven.error
-        if driven.interrupted:
-            state.status = "interrupted"
-            error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
-    finally:
-        state.duration_s += (datetime.now(UTC) - started).total_seconds()
-        if state.status == "running":
-            state.status = "failed"
-        state.finished_at = now_iso()
-        record.save_state(state)
+
+    def start(rooms: RoomDir, guard: ProjectGuard) -> Callable[[], Awaitable[None]]:
+        lead = Lead(
+            plan,
+            context,
+            record,
+            state,
+            progress,
+            config,
+            tuning=tuning,
+            redactor=Redactor(plan.extra_patterns),
+            rooms=rooms,
+            guard=guard,
+        )
+        return lambda: run_debate(lead)
+
+    error = run_to_end(record, state, context, progress, start)
     try:
         return _finish(record, state, cwd, error)
     finally:
@@ -253,13 +258,16 @@ def _finish(record: Record, state: DebateState, cwd: Path, error: CouncilError |
     state.exit_code = exit_code
     state.error = str(error) if error is not None else None
     result = build_result(state, record.display(cwd))
-    record.save_state(state)
-    record.write_json("result.json", result)
-    record.write_text("decision.md", render_markdown(result))
+    if record.failed is None:
+        try:
+            record.save_state(state)
+            record.write_json("result.json", result)
+            record.write_text("decision.md", render_markdown(result))
+        except RecordWriteError as failed:
+            # state.json may be whole and final already: the run is over, only its result
+            # files are missing; `council resume` writes them once the disk is fixed.
+            error, exit_code = failed, failed.exit_code
     return DebateRun(record, result, exit_code, error)
-
-
-TRACEBACK = "council.err"  # a bug's traceback, in the record
 
 
 def _resolve(cwd: Path, path: str) -> Path:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from council.adapters import adapter_for
-from council.context import build_room
 from council.debate.decision import (
     DecisionUnreadable,
     parse_convergence,
@@ -47,8 +46,7 @@ class Synthesis:
         seat = self.plan.lead
         assert seat is not None and self.roster.lead_tool is not None
         adapter = adapter_for(seat.cli, self.roster.config.clis)
-        room = self.journal.record.room("lead")
-        build_room(room, self.roster.context)
+        room = self.roster.build_room("lead")
         site = CallSite(
             seat=seat.name,
             adapter=adapter,
@@ -59,11 +57,14 @@ class Synthesis:
             hard_timeout_factor=self.plan.hard_timeout_factor,
             model=seat.model,
             effort=seat.effort,
+            tmp_dir=self.roster.rooms.tmp("lead"),
+            guard=self.roster.guard,
         )
         await self.journal.note(f"lead calls {seat.cli}", stem=stem)
         self.journal.progress.info(f"{phase} the lead ({seat.cli}) is writing it")
         reply = await call_cli(site, Ask(prompt=prompt, stem=stem, limit=None), self.tuning)
         contribution = Contribution.of(reply, seat, phase, round_no, reply.status)
+        self.journal.project_changed(reply.project_warning)
         self.journal.store(contribution)
         await self.journal.note(f"lead {phase} {reply.status}", **reply.meta())
         return contribution

@@ -5,11 +5,13 @@ record has one shape."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from council.adapters.base import Adapter, Status, Tool
+from council.context.guard import ProjectGuard, Seen
 from council.panel.messages import Ask, Reply
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
 from council.safetext import clean
@@ -38,23 +40,28 @@ class CallSite:
     hard_timeout_factor: float
     model: str | None = None
     effort: str | None = None
+    tmp_dir: Path | None = None  # the seat's TMPDIR (None: one per call)
+    guard: ProjectGuard | None = None  # checks the user's project around each call
 
 
 async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
     soft = site.soft_timeout_s
     files = CallFiles(site.record_dir, ask.stem)
-    outcome = await run_call(
-        site.adapter,
-        site.tool,
-        ask.prompt,
-        room=site.room,
-        files=files,
-        timeouts=Timeouts(soft, soft * site.hard_timeout_factor, tuning.grace_s),
-        policy=tuning.policy,
-        model=site.model,
-        effort=site.effort,
-        environ=tuning.environ,
-    )
+    watch = site.guard.watch(site.seat) if site.guard is not None else _unwatched()
+    async with watch as seen:
+        outcome = await run_call(
+            site.adapter,
+            site.tool,
+            ask.prompt,
+            room=site.room,
+            files=files,
+            timeouts=Timeouts(soft, soft * site.hard_timeout_factor, tuning.grace_s),
+            policy=tuning.policy,
+            model=site.model,
+            effort=site.effort,
+            environ=tuning.environ,
+            tmp_dir=site.tmp_dir,
+        )
     last = outcome.attempts[-1] if outcome.attempts else None
     # What a CLI printed is untrusted: no control sequence of it reaches a terminal, a record
     # meant for reading or another prompt (the response file keeps the raw bytes).
@@ -77,6 +84,8 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         "soft_s": soft,
         "hard_s": soft * site.hard_timeout_factor,
         "usage": asdict(outcome.usage) if outcome.usage is not None else None,
+        "project_changes": tuple(seen.paths),
+        "project_warning": seen.warning(site.seat),
     }
     if outcome.status is not Status.OK:
         notice = f"{site.seat} {outcome.status.value}: {detail}"
@@ -85,8 +94,11 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         common |= dict(ask.inspect(answer))
     if ask.limit is None:
         words = len(answer.split())
-        return Reply(text=answer, words=words, original_words=words, **common)
-    cut = truncate(answer, ask.limit)
+        return Reply(
+            text=answer, words=words, original_words=words + outcome.hidden_words, **common
+        )
+    # A long answer's middle is on disk only: its words are counted, not read again.
+    cut = truncate(answer, ask.limit, outcome.hidden_words)
     return Reply(
         text=cut.text,
         words=cut.words,
@@ -94,6 +106,11 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         original_words=cut.original_words,
         **common,
     )
+
+
+@asynccontextmanager
+async def _unwatched() -> AsyncIterator[Seen]:
+    yield Seen()
 
 
 _SECRET_FLAG = re.compile(r"(key|token|secret|password|passwd|auth)", re.IGNORECASE)

@@ -202,6 +202,8 @@ class Dispatch:
         late = self.stragglers.pop(reply.stem, None) is not None
         status = "late" if late and reply.answered else reply.status
         contribution = Contribution.of(reply, seat, message.phase or "", message.round or 0, status)
+        self.journal.project_changed(reply.project_warning)
+        self.journal.project_changed(reply.project_warning)
         self.journal.store(contribution)
         self._show(contribution, reply)
         if late:

@@ -1,22 +1,35 @@
 """Running a protocol's lead under signal handling (docs/spec/protocol.md section 6).
 
 Ctrl-C or SIGTERM cancels the lead: every seat's process tree is killed (the runner does that
-in shielded scopes) and the caller marks its state `interrupted`. A `CouncilError` raised
+in shielded scopes) and the caller marks its state `interrupted`; a second one skips every
+grace period. While it runs, council is the child subreaper of what its CLIs spawn, and what
+escaped its call is killed at the end. A `CouncilError` raised
 inside the lead's task groups is unwrapped here, at the lead's boundary; anything else is a bug
 and propagates.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import anyio
 
-from council.errors import CouncilError
+from council.context import DebateContext
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
+from council.errors import CouncilError, InterruptedRun, RecordWriteError
 from council.progress import Progress
+from council.runner import proctree, reaper
+from council.runs.record import Record, now_iso
+
+TRACEBACK = "council.err"  # a bug's traceback, in the record
 
 
 @dataclass
@@ -31,17 +44,26 @@ def drive(
     """Run `protocol` to its end, or until SIGINT or SIGTERM; redraw the live view meanwhile.
     A bug's traceback is kept in `traceback_to` (the record's `council.err`)."""
     driven = Driven()
+    started = time.time()
 
     async def main() -> None:
+        proctree.unhurried()
+        protocol_scope = anyio.CancelScope()
         try:
             async with anyio.create_task_group() as tg:
 
                 async def on_signal() -> None:
+                    # Listening on through the cleanup: the first signal cancels the protocol
+                    # (each seat kills its CLI's tree: SIGTERM, grace, SIGKILL); a second one
+                    # cuts every grace period short, so a CLI that ignores SIGTERM cannot hold
+                    # council up, nor be abandoned by a KeyboardInterrupt.
                     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                         async for _ in signals:
+                            if driven.interrupted:
+                                proctree.hurry()
+                                progress.warn("interrupted again: killing every CLI now")
                             driven.interrupted = True
-                            tg.cancel_scope.cancel()
-                            return
+                            protocol_scope.cancel()
 
                 async def live_view() -> None:
                     while progress.live:
@@ -51,8 +73,12 @@ def drive(
                 tg.start_soon(on_signal)
                 tg.start_soon(live_view)
                 try:
-                    await protocol()
+                    with protocol_scope:
+                        await protocol()
                 finally:
+                    with anyio.CancelScope(shield=True):
+                        # What escaped every call's sweep (overlapping calls left it unclaimed).
+                        await proctree.kill_adopted(started)
                     tg.cancel_scope.cancel()
         except BaseException as exc:  # unwrapped here, at the lead's boundary
             driven.error = council_error(exc)
@@ -62,8 +88,10 @@ def drive(
                 raise
 
     try:
-        anyio.run(main)
-    except KeyboardInterrupt:  # a second Ctrl-C during the cleanup
+        # Descendants that escape their call (setsid, double fork, env -i) come back to us.
+        with reaper.subreaper():
+            anyio.run(main)
+    except KeyboardInterrupt:  # a third Ctrl-C, after the cleanup
         driven.interrupted = True
     return driven
 
@@ -90,3 +118,52 @@ def council_error(exc: BaseException) -> CouncilError | None:
             if found is not None:
                 return found
     return None
+
+
+Start = Callable[[RoomDir, ProjectGuard], Callable[[], Awaitable[None]]]
+
+
+def run_to_end(
+    record: Record, state: Any, context: DebateContext, progress: Progress, start: Start
+) -> CouncilError | None:
+    """One protocol's run, its `state.json` saved last whatever happens; returns the run's
+    error. `start` builds the lead, given the run's rooms (outside the project, removed at the
+    end) and the guard that checks the user's project around each call."""
+    state.pid = os.getpid()
+    state.run_started_at = now_iso()
+    rooms = RoomDir(record.id)
+    guard = ProjectGuard(context.root, [f.path for f in context.files], [record.path.parent])
+    error: CouncilError | None = None
+    started = datetime.now(UTC)
+    try:
+        driven = drive(start(rooms, guard), progress, record.file(TRACEBACK))
+        error = driven.error
+        if isinstance(error, RecordWriteError):
+            # Written by the runner (a call's files) or the record itself: either way the
+            # record is frozen at its last consistent write, and the run ends resumable.
+            record.failure(error.path, error.cause)  # type: ignore[arg-type]
+            state.status = "interrupted"
+        elif driven.interrupted:
+            state.status = "interrupted"
+            error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
+    finally:
+        state.duration_s += (datetime.now(UTC) - started).total_seconds()
+        if state.status == "running":
+            state.status = "failed"
+        state.finished_at = now_iso()
+        rooms.remove()
+        error = _save_last(record, state, error)
+    return error
+
+
+def _save_last(record: Record, state: Any, error: CouncilError | None) -> CouncilError | None:
+    """The run's last `state.json`, unless the record is frozen by a failed write; a failure
+    now becomes the run's error (its message names the file)."""
+    if record.failed is not None:
+        return record.failed
+    try:
+        record.save_state(state)
+    except RecordWriteError as failed:
+        state.status = "interrupted"
+        return failed
+    return error

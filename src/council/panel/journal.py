@@ -45,6 +45,14 @@ class Journal:
     def save(self) -> None:
         self.record.save_state(self.state)
 
+    def project_changed(self, warning: str | None) -> None:
+        """A change the after-call check found in the user's project: a warning in progress,
+        `state.json` (so `result.json` and the DECISION) and, with the reply, the transcript.
+        Saved by the `store` that follows."""
+        if warning:
+            self.state.warn(warning)
+            self.progress.warn(warning)
+
     def store(self, contribution: Contribution) -> None:
         self.state.store(contribution)
         self.save()

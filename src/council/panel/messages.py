@@ -87,6 +87,9 @@ class Reply:
     usage: dict[str, Any] | None = None
     vote: str | None = None  # read from the whole answer, before the word limit cut it
     vote_reason: str = ""
+    # What the after-call check found changed in the user's project (context/guard.py).
+    project_changes: tuple[str, ...] = ()
+    project_warning: str | None = None
 
     @property
     def answered(self) -> bool:
@@ -98,4 +101,5 @@ class Reply:
         del meta["text"]
         meta["argv"] = list(self.argv)
         meta["spans"] = [list(span) for span in self.spans]
+        meta["project_changes"] = list(self.project_changes)
         return meta

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -21,7 +22,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from council.adapters import adapter_for
 from council.adapters.base import Tool
 from council.config import Config
-from council.context import DebateContext, build_room
+from council.context import DebateContext
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
 from council.panel.bus import Bus, Kind, Message, receive
 from council.panel.calls import Tuning
 from council.panel.journal import Journal
@@ -41,12 +44,16 @@ class Roster:
         bus: Bus,
         journal: Journal,
         tuning: Tuning,
+        rooms: RoomDir,
+        guard: ProjectGuard | None = None,
         *,
         ready_timeout_s: float = 60.0,
         hard_timeout_factor: float = 1.5,
         first_template: str | None = None,
     ) -> None:
         self._planned = seats
+        self.rooms = rooms  # outside the project, this run's only
+        self.guard = guard  # checks the user's project around each call
         self.context = context
         self.config = config
         self.bus = bus
@@ -109,8 +116,7 @@ class Roster:
 
     def start(self, seat: SeatPlan) -> None:
         assert self._tg is not None
-        room = self.journal.record.room(seat.name)
-        build_room(room, self.context)
+        room = self.build_room(seat.name)
         worker = SeatWorker(
             seat,
             adapter_for(seat.cli, self.config.clis),
@@ -120,6 +126,8 @@ class Roster:
             hard_factor=self.hard_timeout_factor,
             tuning=self.tuning,
             tools=self.tools,
+            tmp_dir=self.rooms.tmp(seat.name),
+            guard=self.guard,
         )
         scope = anyio.CancelScope()
         self._scopes[seat.name] = scope
@@ -136,6 +144,13 @@ class Roster:
 
     async def after_ready(self) -> None:
         """Runs once every seat is READY or dropped (the debate replaces its advocate here)."""
+
+    def build_room(self, seat: str) -> Path:
+        """The seat's clean room, built (or refreshed) outside the project; the record keeps
+        what it holds (`rooms.json`)."""
+        room = self.rooms.build(seat, self.context)
+        self.journal.record.write_json("rooms.json", self.rooms.manifests)
+        return room
 
     async def _await_ready(self) -> None:
         waiting = {seat.name: seat for seat in self.seats}

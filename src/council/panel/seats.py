@@ -15,6 +15,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter
+from council.context.guard import ProjectGuard
 from council.panel.bus import EVERYONE, Bus, Kind, Message
 from council.panel.calls import CallSite, Tuning, call_cli
 from council.panel.messages import LEAD, Ask, ReadyReport
@@ -41,12 +42,16 @@ class SeatWorker:
         hard_factor: float,
         tuning: Tuning,
         tools: ToolCache,
+        tmp_dir: Path | None = None,
+        guard: ProjectGuard | None = None,
     ) -> None:
         self.plan = plan
         self.adapter = adapter
         self.bus = bus
         self.record_dir = record_dir
         self.room = room
+        self.tmp_dir = tmp_dir
+        self.guard = guard
         self.hard_factor = hard_factor
         self.tuning = tuning
         self.tools = tools
@@ -83,6 +88,8 @@ class SeatWorker:
                 hard_timeout_factor=self.hard_factor,
                 model=self.plan.model,
                 effort=self.plan.effort,
+                tmp_dir=self.tmp_dir,
+                guard=self.guard,
             )
         report = ReadyReport(
             ok=tool is not None,

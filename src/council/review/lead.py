@@ -24,6 +24,8 @@ from typing import Any
 
 from council.config import Config
 from council.context import DebateContext, files_block
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
 from council.errors import NoUsableCliError
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
@@ -74,6 +76,8 @@ class ReviewLead:
         config: Config,
         *,
         tuning: Tuning | None = None,
+        rooms: RoomDir,
+        guard: ProjectGuard | None = None,
     ) -> None:
         self.plan = plan
         self.context = context
@@ -87,6 +91,8 @@ class ReviewLead:
             bus,
             self.journal,
             tuning or Tuning(),
+            rooms,
+            guard,
             ready_timeout_s=plan.ready_timeout_s,
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="review",

@@ -13,9 +13,8 @@ would close a repository's open alerts.
 from __future__ import annotations
 
 import hashlib
-import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +30,11 @@ from council.context import (
     render_context_md,
     setup_report,
 )
-from council.errors import CouncilError, ExitCode, InterruptedRun, UsageError
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
+from council.errors import CouncilError, ExitCode, RecordWriteError, UsageError
 from council.panel.calls import Tuning
-from council.panel.drive import drive
+from council.panel.drive import run_to_end
 from council.progress import Progress
 from council.review.lead import ReviewLead, run_review
 from council.review.plan import ReviewFlags, ReviewPlan, resolve_review_plan
@@ -41,7 +42,7 @@ from council.review.result import build_result, render
 from council.review.state import ReviewState
 from council.runs.detach import spawn_detached
 from council.runs.lock import RecordLock, RecordLocked
-from council.runs.record import PROGRESS, STATE, Record, now_iso
+from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import read_state
 
 KIND = "review"
@@ -209,23 +210,22 @@ def _drive(
     ready: Prepared, progress: Progress, config: Config, tuning: Tuning, cwd: Path
 ) -> ReviewRun:
     plan, record, state = ready.plan, ready.record, ready.state
-    state.pid = os.getpid()
-    state.run_started_at = now_iso()
-    lead = ReviewLead(plan, ready.context, record, state, progress, config, tuning=tuning)
-    error: CouncilError | None = None
-    started = datetime.now(UTC)
-    try:
-        driven = drive(lambda: run_review(lead), progress)
-        error = driven.error
-        if driven.interrupted:
-            state.status = "interrupted"
-            error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")
-    finally:
-        state.duration_s += (datetime.now(UTC) - started).total_seconds()
-        if state.status == "running":
-            state.status = "failed"
-        state.finished_at = now_iso()
-        record.save_state(state)
+
+    def start(rooms: RoomDir, guard: ProjectGuard) -> Callable[[], Awaitable[None]]:
+        lead = ReviewLead(
+            plan,
+            ready.context,
+            record,
+            state,
+            progress,
+            config,
+            tuning=tuning,
+            rooms=rooms,
+            guard=guard,
+        )
+        return lambda: run_review(lead)
+
+    error = run_to_end(record, state, ready.context, progress, start)
     try:
         return _finish(record, state, cwd, error)
     finally:
@@ -247,10 +247,16 @@ def _finish(record: Record, state: ReviewState, cwd: Path, error: CouncilError |
     state.exit_code = exit_code
     state.error = str(error) if error is not None else None
     result = build_result(state, record.display(cwd))
-    record.save_state(state)
-    record.write_json(FILES["json"], result)
-    for form in ("md", "sarif"):
-        record.write_text(FILES[form], render(result, form))
+    if record.failed is None:
+        try:
+            record.save_state(state)
+            record.write_json(FILES["json"], result)
+            for form in ("md", "sarif"):
+                record.write_text(FILES[form], render(result, form))
+        except RecordWriteError as failed:
+            # The run is over, only its result files are missing: `council resume` writes
+            # them once the disk is fixed.
+            error, exit_code = failed, failed.exit_code
     output = state.plan.get("output")
     if output and result["status"] in ("completed", "degraded"):
         path = Path(output)

@@ -1,5 +1,6 @@
 """The only part of council that starts processes: one seat call, or one quick probe."""
 
+from council.runner import confine, landlock
 from council.runner.call import (
     Attempt,
     CallFiles,
@@ -17,6 +18,8 @@ __all__ = [
     "ProbeResult",
     "RetryPolicy",
     "Timeouts",
+    "confine",
+    "landlock",
     "run_call",
     "run_probe",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import anyio
 
+from council.runner import reaper
+from council.runner.confine import Confinement, start_confined
 from council.runner.proctree import ProcessTree
 from council.runner.sink import CappedSink
 
@@ -55,10 +57,11 @@ async def run_piped(
     err: CappedSink,
     grace_s: float,
     call_id: str,
+    confinement: Confinement | None = None,
 ) -> AttemptResult:
     started = anyio.current_time()
     wall_start = time.time()
-    spawn = partial(
+    popen = partial(
         subprocess.Popen,
         list(argv),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -68,6 +71,41 @@ async def run_piped(
         env=dict(env),
         start_new_session=True,
     )
+
+    def spawn() -> subprocess.Popen[bytes]:
+        with reaper.spawning():
+            child = start_confined(popen, confinement)
+            reaper.note_spawned(child.pid)
+            return child
+
+    with reaper.window(call_id, wall_start):
+        return await _run(
+            argv,
+            spawn,
+            stdin=stdin,
+            deadline=deadline,
+            out=out,
+            err=err,
+            grace_s=grace_s,
+            call_id=call_id,
+            wall_start=wall_start,
+            started=started,
+        )
+
+
+async def _run(
+    argv: Sequence[str],
+    spawn: Callable[[], subprocess.Popen[bytes]],
+    *,
+    stdin: bytes | None,
+    deadline: float,
+    out: CappedSink,
+    err: CappedSink,
+    grace_s: float,
+    call_id: str,
+    wall_start: float,
+    started: float,
+) -> AttemptResult:
     try:
         # Shielded: a cancellation must not lose a child that has just started; the finally
         # below kills it.
@@ -104,6 +142,7 @@ async def run_piped(
             # would otherwise stay open) and reaps the child.
             pipes.close()
             await _reap(proc)
+            reaper.note_reaped(proc.pid)
     result.exit_code = proc.returncode
     result.duration_s = anyio.current_time() - started
     return result

@@ -9,10 +9,12 @@ attempt's stdout and stderr while the CLI writes them.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 import time
-from collections.abc import Callable, Mapping
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,10 +32,16 @@ from council.adapters.base import (
     tail,
 )
 from council.atomicio import write_private
+from council.errors import RecordWriteError
 from council.runner.attempt import AttemptResult, run_piped
+from council.runner.confine import call_confinement
 from council.runner.environment import adapter_env, new_call_id
 from council.runner.retry import RetryPolicy
 from council.runner.sink import DEFAULT_CAP_BYTES, CappedSink
+
+# How much of a plain-text answer memory keeps from its start (its last 64 KiB are kept too):
+# some 150,000 words, far past any word limit.
+TEXT_WINDOW_BYTES = 1024 * 1024
 
 DEFAULT_GRACE_S = 3.0
 
@@ -106,6 +114,9 @@ class CallOutcome:
     attempts: tuple[Attempt, ...] = field(default_factory=tuple)
     stderr_tail: str = ""
     started_at: float = 0.0  # Unix time the call started
+    # Words of a long plain-text answer that memory did not keep (they are on disk only):
+    # what the word limit's "original ~N words" adds to those of `text`.
+    hidden_words: int = 0
 
     @property
     def exit_code(self) -> int | None:
@@ -136,11 +147,35 @@ async def run_call(
     on_soft_timeout: Callable[[], None] | None = None,
     environ: Mapping[str, str] | None = None,
     cap_bytes: int = DEFAULT_CAP_BYTES,
+    tmp_dir: Path | None = None,
+    confine: bool = True,
 ) -> CallOutcome:
+    """`tmp_dir`: the CLI's TMPDIR (None: a private one for this call, removed after it).
+    `confine`: run it under write confinement where the kernel has it (runner/confine.py)."""
     policy = policy or RetryPolicy()
+    if tmp_dir is None:
+        # Never the shared temp dir (the user's project may live there): one of its own.
+        with _private_tmp() as own:
+            return await run_call(
+                adapter,
+                tool,
+                prompt,
+                room=room,
+                files=files,
+                timeouts=timeouts,
+                policy=policy,
+                model=model,
+                effort=effort,
+                on_soft_timeout=on_soft_timeout,
+                environ=environ,
+                cap_bytes=cap_bytes,
+                tmp_dir=own,
+                confine=confine,
+            )
     # A few kilobytes into the page cache: cheaper inline than a thread hop per call, which
     # sixteen seats asked at once would queue behind each other.
-    _prepare(files, room, prompt)
+    with _record_write(files, files.prompt):
+        _prepare(files, room, prompt)
 
     start = anyio.current_time()
     started_at = time.time()
@@ -149,6 +184,7 @@ async def run_call(
     attempts: list[Attempt] = []
     verdict = Verdict(Status.ERROR, detail="not started")
     last_err = ""
+    hidden_words = 0
 
     async def watch_soft() -> None:
         nonlocal exceeded_soft
@@ -176,10 +212,27 @@ async def run_call(
             overrides = dict(invocation.env)
             if invocation.tty:
                 overrides.setdefault("TERM", "xterm-256color")
+            overrides["TMPDIR"] = str(tmp_dir)
             env = adapter_env(adapter, environ, overrides=overrides, call_id=call_id)
+            confinement = None
+            if confine and invocation.answer_file is not None:
+                with _record_write(files, invocation.answer_file):
+                    _touch(invocation.answer_file)  # a rule can only name an existing file
+            if confine:
+                confinement = call_confinement(
+                    adapter,
+                    env,
+                    tmp_dir=tmp_dir,
+                    files=[invocation.answer_file] if invocation.answer_file else [],
+                )
             attempt_start = anyio.current_time()
-            out = CappedSink(files.response(number), cap_bytes)
-            err = CappedSink(files.err(number), cap_bytes)
+            # Plain text: only its start and end in memory (the word limit keeps a few
+            # hundred words); stderr is only read for its last lines.
+            window = None if adapter.whole_output(tool) else TEXT_WINDOW_BYTES
+            with _record_write(files, files.response(number)):
+                out = CappedSink(files.response(number), cap_bytes, window)
+            with _record_write(files, files.err(number)):
+                err = CappedSink(files.err(number), cap_bytes, TEXT_WINDOW_BYTES)
             try:
                 if invocation.tty:
                     # pexpect only for a CLI that needs a terminal: most debates never load it.
@@ -195,6 +248,7 @@ async def run_call(
                         grace_s=timeouts.grace_s,
                         call_id=call_id,
                         prompts=adapter.interactive_prompts,
+                        confinement=confinement,
                     )
                 else:
                     raw = await run_piped(
@@ -207,11 +261,18 @@ async def run_call(
                         err=err,
                         grace_s=timeouts.grace_s,
                         call_id=call_id,
+                        confinement=confinement,
                     )
             finally:
                 out.close()
                 err.close()
-            verdict = _judge(adapter, invocation, raw, out, err, prompt, timeouts)
+            for sink in (out, err):
+                if sink.error is not None and sink.path is not None:
+                    # The tree is dead already: the call ends here, not stored anywhere.
+                    raise RecordWriteError(sink.path, sink.error, files.record_dir.name)
+            verdict, hidden_words = _judge(
+                adapter, invocation, raw, out, err, prompt, timeouts, window
+            )
             last_err = err.text() or (out.text() if verdict.status is not Status.OK else "")
             attempts.append(
                 Attempt(
@@ -254,6 +315,7 @@ async def run_call(
         exceeded_soft=exceeded_soft,
         attempts=tuple(attempts),
         stderr_tail=tail(last_err, 20),
+        hidden_words=hidden_words if verdict.status is Status.OK else 0,
     )
 
 
@@ -271,29 +333,65 @@ def _judge(
     err: CappedSink,
     prompt: str,
     timeouts: Timeouts,
-) -> Verdict:
+    window: int | None,
+) -> tuple[Verdict, int]:
+    """The adapter's verdict, and how many words of the answer memory did not keep."""
     if raw.spawn_error:
-        return Verdict(Status.ERROR, detail=raw.spawn_error)
+        return Verdict(Status.ERROR, detail=raw.spawn_error), 0
     if raw.timed_out:
         return Verdict(
             Status.TIMEOUT,
             detail=f"no answer within the hard limit of {timeouts.hard_s:g}s; process tree killed",
-        )
+        ), 0
     if raw.interactive_prompt is not None:
         return Verdict(
             Status.AUTH, detail=adapter.interactive_prompt_detail(raw.interactive_prompt)
-        )
+        ), 0
     answer_text = None
+    hidden = out.hidden_words
     answer_file = invocation.answer_file
     if answer_file is not None and answer_file.is_file():
-        answer_text = answer_file.read_bytes().decode("utf-8", errors="replace")
+        answer = _read_window(answer_file, window)
+        answer_text, hidden = answer.text(), answer.hidden_words
     result = RawResult(raw.exit_code, out.text(), err.text(), answer_text, invocation.output_format)
     verdict = adapter.classify(result, prompt)
     try:
         usage = adapter.read_usage(result)
     except (ValueError, KeyError, TypeError, AttributeError):
         usage = None  # a format the adapter did not expect: no figure rather than a wrong one
-    return replace(verdict, usage=usage)
+    return replace(verdict, usage=usage), hidden
+
+
+def _read_window(path: Path, window: int | None) -> CappedSink:
+    """An answer file read as a stream is: only a window of it in memory when `window`."""
+    sink = CappedSink(None, DEFAULT_CAP_BYTES, window)
+    with path.open("rb") as handle:
+        while chunk := handle.read(1024 * 1024):
+            sink.write(chunk)
+    return sink
+
+
+@contextmanager
+def _record_write(files: CallFiles, path: Path) -> Iterator[None]:
+    """A failed write of a call's file into the record ends the run (RecordWriteError)."""
+    try:
+        yield
+    except OSError as exc:
+        raise RecordWriteError(path, exc, files.record_dir.name) from exc
+
+
+@contextmanager
+def _private_tmp() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="council-call-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _touch(path: Path) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.close(fd)
 
 
 def _place_room_files(room: Path, room_files: Mapping[str, str]) -> None:

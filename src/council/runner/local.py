@@ -14,6 +14,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from council.runner import reaper
+
 
 class LocalTimeout(Exception):
     pass
@@ -28,14 +30,16 @@ class LocalResult:
 
 def run_local(argv: Sequence[str], *, cwd: Path, timeout_s: float) -> LocalResult:
     """Raises FileNotFoundError when the program is missing, LocalTimeout on timeout."""
-    proc = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
-        list(argv),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    with reaper.spawning():  # council's own child: never taken for a CLI's escaped one
+        proc = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
+            list(argv),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        reaper.note_spawned(proc.pid)
     try:
         stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -43,4 +47,6 @@ def run_local(argv: Sequence[str], *, cwd: Path, timeout_s: float) -> LocalResul
             os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise LocalTimeout(f"{argv[0]} took over {timeout_s:g}s") from None
+    finally:
+        reaper.note_reaped(proc.pid)
     return LocalResult(proc.returncode, stdout, stderr)

@@ -19,7 +19,9 @@ from pathlib import Path
 import anyio
 import pexpect
 
+from council.runner import reaper
 from council.runner.attempt import AttemptResult
+from council.runner.confine import Confinement, start_confined
 from council.runner.proctree import ProcessTree
 from council.runner.sink import CappedSink
 
@@ -27,8 +29,11 @@ _SCREEN_TAIL = 4096
 
 
 class _TerminalRun:
-    def __init__(self, prompts: Sequence[re.Pattern[str]]) -> None:
+    def __init__(
+        self, prompts: Sequence[re.Pattern[str]], confinement: Confinement | None = None
+    ) -> None:
         self.prompts = prompts
+        self.confinement = confinement
         self.stop = threading.Event()
         self.child: pexpect.spawn | None = None
         self.timed_out = False
@@ -44,14 +49,19 @@ class _TerminalRun:
         out: CappedSink,
     ) -> None:
         deadline = time.monotonic() + remaining_s
-        child = pexpect.spawn(
-            argv[0],
-            list(argv[1:]),
-            cwd=str(cwd),
-            env=dict(env),
-            echo=False,
-            dimensions=(50, 200),
-        )
+        with reaper.spawning():
+            child = start_confined(
+                lambda: pexpect.spawn(
+                    argv[0],
+                    list(argv[1:]),
+                    cwd=str(cwd),
+                    env=dict(env),
+                    echo=False,
+                    dimensions=(50, 200),
+                ),
+                self.confinement,
+            )
+            reaper.note_spawned(child.pid)
         self.child = child
         if stdin is not None:
             for line in stdin.splitlines(keepends=True):
@@ -91,10 +101,42 @@ async def run_in_terminal(
     grace_s: float,
     call_id: str,
     prompts: Sequence[re.Pattern[str]],
+    confinement: Confinement | None = None,
 ) -> AttemptResult:
     started = anyio.current_time()
     wall_start = time.time()
-    run = _TerminalRun(prompts)
+    with reaper.window(call_id, wall_start):
+        return await _run(
+            argv,
+            stdin,
+            env,
+            cwd,
+            deadline,
+            out,
+            grace_s,
+            call_id,
+            prompts,
+            confinement,
+            started,
+            wall_start,
+        )
+
+
+async def _run(
+    argv: Sequence[str],
+    stdin: bytes | None,
+    env: Mapping[str, str],
+    cwd: Path,
+    deadline: float,
+    out: CappedSink,
+    grace_s: float,
+    call_id: str,
+    prompts: Sequence[re.Pattern[str]],
+    confinement: Confinement | None,
+    started: float,
+    wall_start: float,
+) -> AttemptResult:
+    run = _TerminalRun(prompts, confinement)
     result = AttemptResult(None)
     try:
         await anyio.to_thread.run_sync(
@@ -118,6 +160,7 @@ async def run_in_terminal(
                 result.killed = await tree.kill(grace_s)
                 with suppress(Exception):
                     await anyio.to_thread.run_sync(child.close, True)
+                reaper.note_reaped(child.pid)
     assert run.child is not None
     result.timed_out = run.timed_out
     result.interactive_prompt = run.interactive

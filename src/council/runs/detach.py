@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from council.runner import reaper
 from council.runs.lock import RecordLock
 from council.runs.record import PROGRESS, Record
 
@@ -23,24 +24,27 @@ def spawn_detached(
     fd = lock.inheritable()
     log = os.open(record.file(PROGRESS), os.O_WRONLY | os.O_APPEND)
     try:
-        child = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
-            [
-                sys.executable,
-                "-m",
-                "council",
-                *council_args,
-                "run-detached",
-                str(record.path),
-                "--lock-fd",
-                str(fd),
-            ],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-            pass_fds=(fd,),
-        )
+        # Registered as council's own child: a subreaper's sweep never takes it for a CLI's.
+        with reaper.spawning():
+            child = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
+                [
+                    sys.executable,
+                    "-m",
+                    "council",
+                    *council_args,
+                    "run-detached",
+                    str(record.path),
+                    "--lock-fd",
+                    str(fd),
+                ],
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+                pass_fds=(fd,),
+            )
+            reaper.note_spawned(child.pid)
     finally:
         os.close(log)
     lock.name_holder(child.pid)

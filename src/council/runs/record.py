@@ -4,10 +4,18 @@ Directory 0700, files 0600, every file written atomically as the run goes
 (docs/spec/protocol.md section 5), so a crash, Ctrl-C or SIGKILL loses nothing already
 received, and `council resume` can pick up from `state.json`. `progress.log` holds the run's
 progress lines, for `council wait` and for a detached run.
+
+A write that fails (a read-only directory, a full disk) raises `RecordWriteError` naming the
+file, and freezes the record: nothing more is written, so what is on disk stays the last
+consistent picture. `state.json` and `transcript.jsonl` agree in it: a failed `state.json`
+write cuts the transcript back to what the last good `state.json` knew (a reply broadcast
+after it is not in the state, and must not be in the transcript either), and a transcript
+line that fails is never followed by the state that would record its reply.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -18,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from council.atomicio import append_private, write_json, write_private
-from council.errors import UsageError
+from council.errors import RecordWriteError, UsageError
 
 
 class RunState(Protocol):
@@ -51,6 +59,9 @@ def is_record_name(name: str) -> bool:
 class Record:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.failed: RecordWriteError | None = None  # the first write that failed
+        self._transcript_size: int | None = None  # bytes of transcript.jsonl, as we wrote it
+        self._committed: int | None = None  # ... when state.json was last written
 
     @property
     def id(self) -> str:
@@ -101,22 +112,68 @@ class Record:
         return self.path / name
 
     def write_text(self, name: str, text: str) -> None:
-        write_private(self.file(name), text)
+        self._guarded(name, write_private, self.file(name), text)
 
     def write_json(self, name: str, value: Any) -> None:
-        write_json(self.file(name), value)
+        self._guarded(name, write_json, self.file(name), value)
 
     def save_state(self, state: RunState) -> None:
         """`state.json`, rewritten after every change of a debate: compact, to stay cheap."""
-        write_json(self.file(STATE), state.to_json(), compact=True)
+        size = self._size()
+        try:
+            self._guarded(STATE, write_json, self.file(STATE), state.to_json(), compact=True)
+        except RecordWriteError:
+            self._cut_transcript()
+            raise
+        self._committed = size
+
+    def failure(self, path: Path, exc: OSError) -> RecordWriteError:
+        """Freeze the record after a failed write of `path` (by the record or by the runner
+        writing a call's files into it); the error to raise."""
+        if self.failed is None:
+            self.failed = RecordWriteError(path, exc, self.id)
+        return self.failed
+
+    def _guarded(self, name: str, write: Any, *args: Any, **kwargs: Any) -> None:
+        if self.failed is not None:
+            raise self.failed
+        try:
+            write(*args, **kwargs)
+        except OSError as exc:
+            raise self.failure(self.file(name), exc) from exc
+
+    def _size(self) -> int:
+        if self._transcript_size is None:
+            try:
+                self._transcript_size = self.file(TRANSCRIPT).stat().st_size
+            except FileNotFoundError:
+                self._transcript_size = 0
+        return self._transcript_size
+
+    def _cut_transcript(self) -> None:
+        """Drop the transcript lines written since the last good `state.json`."""
+        if self._committed is None:
+            return  # no state written by this process: nothing to agree with yet
+        try:
+            os.truncate(self.file(TRANSCRIPT), self._committed)
+            self._transcript_size = self._committed
+        except OSError:
+            pass  # a reader skips a torn last line; resume trusts state.json
 
     def read_json(self, name: str) -> Any:
         return json.loads(self.file(name).read_text(encoding="utf-8"))
 
     def append_transcript(self, entry: dict[str, Any]) -> None:
-        append_private(
-            self.file(TRANSCRIPT), json.dumps(entry, ensure_ascii=False, default=str) + "\n"
-        )
+        line = json.dumps(entry, ensure_ascii=False, default=str) + "\n"
+        size = self._size()
+        try:
+            self._guarded(TRANSCRIPT, append_private, self.file(TRANSCRIPT), line)
+        except RecordWriteError:
+            # A short write (ENOSPC) may have left part of the line: take it back.
+            with contextlib.suppress(OSError):
+                os.truncate(self.file(TRANSCRIPT), size)
+            raise
+        self._transcript_size = size + len(line.encode("utf-8"))
 
     def transcript(self) -> list[dict[str, Any]]:
         path = self.file(TRANSCRIPT)
@@ -129,6 +186,3 @@ class Record:
             except json.JSONDecodeError:
                 continue  # a line torn by SIGKILL
         return entries
-
-    def room(self, seat: str) -> Path:
-        return self.path / "rooms" / seat

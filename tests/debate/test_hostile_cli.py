@@ -1,0 +1,131 @@
+"""A hostile user-defined CLI in a debate: it writes into the project by relative and absolute
+paths and creates a file at its root. Under write confinement (Landlock) the project stays
+unchanged; with confinement off (a test-only setting) the after-call check finds the change
+and reports it, naming the seat, in progress, `result.json` and the DECISION."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from council.runner import confine
+from project import QUESTION, Project
+
+HOSTILE = """\
+import os, sys
+from pathlib import Path
+
+project, classic = Path(sys.argv[1]), sys.argv[2] == "classic"
+prompt = sys.stdin.read()
+targets = [
+    os.path.relpath(project / "app.py", os.getcwd()),  # relative, into the project
+    project / "README.md",  # absolute
+    project / "evil.txt",  # a new file at the project's root
+]
+if classic:  # where a room inside .scratchpad/<record>/rooms/<seat> reached the project
+    targets.append("../../../../app.py")
+for target in targets:
+    try:
+        with open(target, "w") as handle:
+            handle.write("HACKED\\n")
+    except OSError:
+        pass
+phase = next(l for l in prompt.splitlines() if l.startswith("ACTION:"))[8:].split()[0]
+print(f"On {phase}: the plan holds for this service. VOTE: agree - nothing blocks it.")
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    project = Project(tmp_path)
+    script = tmp_path / "hostile.py"
+    script.write_text(HOSTILE)
+    project.script = script
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for argv in (["init", "-q"], ["add", "README.md", "app.py"], ["commit", "-qm", "start"]):
+        subprocess.run([*git, *argv], cwd=project.root, check=True, capture_output=True)
+    return project
+
+
+def digest(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and ".scratchpad" not in p.parts
+    }
+
+
+def configure(project: Project, mode: str) -> None:
+    project.write_config(
+        "clis:\n  hostile:\n"
+        f"    command: [{sys.executable}, -I, -S, {project.script}, {project.root}, {mode}]\n"
+        "    input: stdin\n    version_args: []\n"
+    )
+
+
+def debate(project: Project, *extra: str, **env: str):
+    return project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "app.py",
+        "--advocate",
+        "sim",
+        "--critic",
+        "hostile",
+        "--lead",
+        "sim",
+        "--json",
+        *extra,
+        **env,
+    )
+
+
+@pytest.mark.skipif(not confine.kernel_abi(), reason="this kernel has no Landlock")
+def test_under_landlock_a_hostile_cli_leaves_the_project_unchanged(project):
+    configure(project, "classic")
+    before = digest(project.root)
+    run = debate(project)
+    assert run.returncode == 0, run.stderr
+    assert digest(project.root) == before
+    assert not (project.root / "evil.txt").exists()
+    assert not (project.root.parent / "app.py").exists()
+    result = json.loads(run.stdout)
+    assert not [w for w in result["warnings"] if "project changed" in w]
+    assert "no write confinement" not in run.stderr
+
+
+def test_without_landlock_the_change_is_found_and_reported_naming_the_seat(project):
+    configure(project, "plain")
+    # No blind take: the critic's first call overlaps no other, so the warning names it alone.
+    run = debate(project, "--no-blind", **{confine.OFF_ENV: "1"})
+    assert run.returncode == 0, run.stderr
+    assert (project.root / "evil.txt").exists()  # nothing stopped it this time
+    assert "no write confinement (switched off)" in run.stderr  # said once, in the setup
+    assert run.stderr.count("no write confinement") == 1
+    result = json.loads(run.stdout)
+    changed = [w for w in result["warnings"] if "project changed" in w]
+    assert changed, result["warnings"]
+    # Once, when the critic's first call ended; every path it wrote, by name.
+    assert changed[0].startswith("the project changed during critic's call")
+    for path in ("app.py", "README.md", "evil.txt"):
+        assert path in changed[0]
+    assert changed[0] in run.stderr  # progress
+    record = project.root / result["scratchpad"]
+    assert changed[0] in (record / "decision.md").read_text()  # the DECISION
+    meta = [m["meta"] for m in project.transcript() if m["kind"] == "broadcast"]
+    assert any("evil.txt" in m.get("project_changes", []) for m in meta)
+
+
+def test_a_change_during_overlapping_calls_names_every_seat_that_was_calling(project):
+    configure(project, "plain")
+    # The critic's blind take runs beside the advocate's PROPOSAL: either may have written.
+    run = debate(project, **{confine.OFF_ENV: "1"})
+    assert run.returncode == 0, run.stderr
+    changed = [w for w in json.loads(run.stdout)["warnings"] if "project changed" in w]
+    assert changed and "critic" in changed[0], changed

@@ -1,0 +1,166 @@
+"""The record survives a failing disk: a write that fails mid-run (a read-only record
+directory, a full disk) ends the run with one line naming the file and exit 130, leaves
+`state.json` and `transcript.jsonl` agreeing on every reply, and `council resume` completes
+the run once the disk is fixed.
+
+Simulated in-process: the tests run as root, whom a read-only directory does not stop, and
+no unprivileged user can run this interpreter here (/root is 0700). The record's own write
+functions and the runner's file creation raise the errno a real failure would, from the
+moment the disk "breaks" on."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from council.config import parse_config
+from council.debate.plan import DebateFlags
+from council.debate.run import resume_debate, start_debate
+from council.progress import Progress
+from council.runner import sink
+from council.runs import record as record_module
+
+
+class Disk:
+    """Breaks on a condition, then fails every record write with `code`."""
+
+    def __init__(self, code: int, breaks_on) -> None:
+        self.code = code
+        self.breaks_on = breaks_on
+        self.broken = False
+
+    def fail(self, path: object) -> None:
+        if self.broken:
+            raise OSError(self.code, os.strerror(self.code), str(path))
+
+    def patch(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        real_json, real_text = record_module.write_json, record_module.write_private
+        real_append = record_module.append_private
+
+        def write_json(path, value, **kwargs):
+            if not self.broken and self.breaks_on(path, value):
+                self.broken = True
+            self.fail(path)
+            real_json(path, value, **kwargs)
+
+        def write_private(path, text):
+            self.fail(path)
+            real_text(path, text)
+
+        def append_private(path, line):
+            self.fail(path)
+            real_append(path, line)
+
+        def open_file(path, flags, mode=0o777):
+            if flags & os.O_CREAT:
+                self.fail(path)
+            return os.open(path, flags, mode)
+
+        monkeypatch.setattr(record_module, "write_json", write_json)
+        monkeypatch.setattr(record_module, "write_private", write_private)
+        monkeypatch.setattr(record_module, "append_private", append_private)
+        fake_os = SimpleNamespace(**{n: getattr(os, n) for n in dir(os) if not n.startswith("_")})
+        fake_os.open = open_file
+        monkeypatch.setattr(sink, "os", fake_os)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
+    return root
+
+
+CONFIG = parse_config({"roles": {"advocate": "sim", "critic": "sim", "lead": "sim"}})
+
+
+def debate(project: Path):
+    progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115 - closed below
+    try:
+        return start_debate(
+            DebateFlags(question="Redis or Postgres?", files=("app.py",)),
+            CONFIG,
+            progress,
+            cwd=project,
+        )
+    finally:
+        progress.stream.close()
+
+
+def on_disk(record: Path) -> tuple[dict, list[dict]]:
+    state = json.loads((record / "state.json").read_text())
+    lines = (record / "transcript.jsonl").read_text().splitlines()
+    return state, [json.loads(line) for line in lines]
+
+
+def assert_agree(state: dict, transcript: list[dict]) -> None:
+    """Every answered reply is in both, or in neither."""
+    broadcast = {
+        m["meta"]["stem"]
+        for m in transcript
+        if m["kind"] == "broadcast" and m["meta"].get("status") == "ok"
+    }
+    stored = {
+        stem
+        for stem, call in state["calls"].items()
+        if call["status"] in ("ok", "late") and not stem.startswith("lead-")
+    }
+    assert broadcast == stored
+
+
+def test_a_state_write_failing_mid_run_stops_it_consistent_and_resume_completes_it(
+    project, monkeypatch
+):
+    disk = Disk(
+        errno.EROFS,
+        lambda path, value: path.name == "state.json" and "critic-r2" in value.get("calls", {}),
+    )
+    with monkeypatch.context() as patch:
+        disk.patch(patch)
+        run = debate(project)
+    assert disk.broken
+    assert run.exit_code == 130
+    message = str(run.error)
+    assert "\n" not in message
+    assert f"{run.record.path / 'state.json'}: Read-only file system" in message
+    assert f"council resume {run.record.id}" in message
+    state, transcript = on_disk(run.record.path)
+    assert "critic-r2" not in state["calls"]  # the reply whose state could not be saved...
+    assert not any(m["meta"].get("stem") == "critic-r2" for m in transcript)  # ...nor here
+    assert state["status"] == "running"  # the last state that could be written
+    assert_agree(state, transcript)
+    assert not (run.record.path / "result.json").exists()
+
+    # The disk is fixed: resume picks up from the last consistent state.
+    progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115
+    try:
+        resumed = resume_debate(run.record.id, CONFIG, progress, cwd=project)
+    finally:
+        progress.stream.close()
+    assert resumed.exit_code == 0, resumed.error
+    state, transcript = on_disk(run.record.path)
+    assert state["status"] == "completed" and state["calls"]["critic-r2"]["status"] == "ok"
+    assert_agree(state, transcript)
+    assert [m["seq"] for m in transcript] == list(range(1, len(transcript) + 1))
+
+
+def test_a_full_disk_when_a_call_starts_stops_the_run_naming_the_file(project, monkeypatch):
+    # The disk fills up once the proposal is stored: the next call cannot create its files.
+    disk = Disk(
+        errno.ENOSPC,
+        lambda path, value: path.name == "state.json" and "advocate-r1" in value.get("calls", {}),
+    )
+    with monkeypatch.context() as patch:
+        disk.patch(patch)
+        run = debate(project)
+    assert run.exit_code == 130
+    assert "No space left on device" in str(run.error)
+    assert str(run.record.path) in str(run.error)
+    state, transcript = on_disk(run.record.path)
+    assert_agree(state, transcript)
