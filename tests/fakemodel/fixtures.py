@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from council.adapters import adapter_for
-from council.adapters.base import Adapter, Tool
+from council.adapters.base import Adapter, Request, Tool
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.runner.resolve import resolve_tool
 from fakemodel.clients import ClientSetup, client_setup
@@ -100,6 +100,17 @@ class RealCli:
             str(p.relative_to(self.room)): p.read_bytes() if p.is_file() else b"<dir>"
             for p in sorted(self.room.rglob("*"))
         }
+
+    async def placed_by_council(self, prompt: str) -> dict[str, bytes]:
+        """What council itself writes into the room before it starts the CLI (qwen's settings,
+        kimi-cli's prompt file), as `room_snapshot` shows it."""
+        request = Request(prompt=prompt, room=self.room, answer_path=self.record / "answer.md")
+        placed: dict[str, bytes] = {}
+        for name, text in self.adapter.build(await self.resolve(), request).room_files.items():
+            parts = Path(name).parts
+            placed.update({str(Path(*parts[:n])): b"<dir>" for n in range(1, len(parts))})
+            placed[name] = text.encode()
+        return placed
 
 
 def _skip_or_fail(reason: str) -> None:

@@ -227,9 +227,10 @@ async def test_the_room_is_unchanged_when_the_model_asks_to_write_a_file(real_cl
     seat = real_cli(cli)
     before = seat.room_snapshot()
     target = seat.room / "written.txt"
-    outcome = await seat.ask(f"Question: write? [[fake:write={target}]]", soft=SOFT_S)
+    prompt = f"Question: write? [[fake:write={target}]]"
+    outcome = await seat.ask(prompt, soft=SOFT_S)
     assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
-    assert seat.room_snapshot() == before
+    assert seat.room_snapshot() == {**before, **await seat.placed_by_council(prompt)}
     first = seat.server.requests(cli, answered=True)[0]
     if first.tool_call is not None:
         # The model really tried, and the CLI came back after the denied call.
