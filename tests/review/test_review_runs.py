@@ -79,3 +79,22 @@ def test_the_output_file_takes_its_form_from_its_suffix_in_a_directory_made_for_
     run = project.run("review", "--files", "service.py", "--sim", "--format", "json",
                       "--output", "review.txt")  # fmt: skip
     assert (project.root / "review.txt").read_text() == run.stdout  # no suffix it knows
+
+
+def test_an_output_onto_a_reviewed_file_or_a_folder_is_refused_before_any_review(project):
+    for target, message in (("service.py", "is one of the reviewed files"), (".", "directory")):
+        run = project.run("review", "--files", "service.py", "--sim", "--output", target)
+        assert run.returncode == 2, run.stderr
+        assert message in run.stderr
+    assert project.sim_calls() == {}  # refused before any reviewer ran
+    assert "def " in (project.root / "service.py").read_text()
+
+
+def test_an_output_that_cannot_be_written_is_named_and_the_review_kept(project):
+    (project.root / "reports").write_text("a file where the folder should be\n")
+    run = project.run("review", "--files", "service.py", "--sim", "--output", "reports/x.sarif")
+    assert run.returncode == 2, run.stderr
+    assert "cannot write --output" in run.stderr and "reports/x.sarif" in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    (record,) = project.records()
+    validate_sarif(json.loads((record / "review.sarif").read_text()))  # nothing lost

@@ -61,7 +61,13 @@ def find_config_files(
 def _exists(path: Path) -> bool:
     """A config file is there, or something in its place that `read_yaml` will name (a
     directory where a file belongs is a mistake to report, not a file to skip)."""
-    return path.is_file() or path.is_dir()
+    try:
+        return path.is_file() or path.is_dir()
+    except OSError as exc:  # a home this user cannot enter (`sudo -u` keeps HOME)
+        raise ConfigError(
+            f"{path}: cannot read the config file: {exc.strerror}; fix its permissions, "
+            "or point XDG_CONFIG_HOME elsewhere"
+        ) from None
 
 
 def read_yaml(path: Path) -> Any:

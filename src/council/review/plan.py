@@ -143,6 +143,7 @@ def resolve_review_plan(
         path = Path(flags.output).expanduser()
         output = str(path if path.is_absolute() else cwd / path)
         output_format = OUTPUT_SUFFIXES.get(path.suffix.lower(), flags.format)
+        _check_output(Path(output), flags.files, cwd)
     return ReviewPlan(
         subject=_subject(flags),
         reviewers=tuple(reviewers),
@@ -232,3 +233,16 @@ def _subject(flags: ReviewFlags) -> str:
 
 
 __all__ = ["FORMATS", "ReviewFlags", "ReviewPlan", "resolve_review_plan"]
+
+
+def _check_output(output: Path, files: tuple[str, ...], cwd: Path) -> None:
+    """Before any CLI runs: `--output` is never a folder nor one of the reviewed files (its
+    missing folders are made at the end: `--output reports/council.sarif` in CI)."""
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a directory; give a file name")
+    given = {(cwd / Path(f).expanduser()).resolve() for f in files}
+    if output.resolve() in given:
+        raise UsageError(
+            f"--output {output} is one of the reviewed files and would be overwritten; "
+            "write the result somewhere else"
+        )

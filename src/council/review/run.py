@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 
+from council.atomicio import write_private
 from council.config import Config
 from council.context import (
     DebateContext,
@@ -259,11 +260,18 @@ def _finish(record: Record, state: ReviewState, cwd: Path, error: CouncilError |
             error, exit_code = failed, failed.exit_code
     output = state.plan.get("output")
     if output and result["status"] in ("completed", "degraded"):
-        path = Path(output)
-        path.parent.mkdir(parents=True, exist_ok=True)  # `--output reports/council.sarif` in CI
         form = state.plan.get("output_format") or state.plan.get("format") or "md"
-        path.write_text(render(result, form), "utf-8")
+        try:
+            _write_output(Path(output), render(result, form))
+        except OSError as exc:  # the review is in the record: only the copy is missing
+            error = UsageError(f"cannot write --output {output}: {exc.strerror}")
+            exit_code = error.exit_code
     return ReviewRun(record, result, exit_code, error)
+
+
+def _write_output(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)  # `--output reports/council.sarif` in CI
+    write_private(path, text, mode=0o666)  # atomic; a user's file: the umask rules
 
 
 def _resolve(cwd: Path, path: str) -> Path:

@@ -138,6 +138,11 @@ def find_run(scratchpad: Path, ref: str) -> Record:
     if len(matches) == 1:
         return matches[0]
     if not matches:
+        if is_record_name(ref) and (scratchpad / ref).is_dir():
+            raise UsageError(
+                f"{scratchpad / ref}: the record has no {STATE} (its run never started, or the "
+                "file was deleted); it cannot be shown or resumed"
+            )
         recent = ", ".join(r.id for r in every[:3]) or "none"
         raise UsageError(f"no run '{ref}' in {scratchpad} (recent: {recent}); see `council list`")
     shown = ", ".join(r.id for r in matches[:4]) + (", ..." if len(matches) > 4 else "")
