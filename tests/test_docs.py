@@ -70,3 +70,30 @@ def test_the_architecture_guide_names_files_that_exist():
         if not found:
             missing.append(name)
     assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
+
+
+def exit_codes(text: str) -> dict[int, str]:
+    """`Exit codes: 0 completed, 2 bad input, ...` as {code: its description}."""
+    found = re.search(r"Exit codes: (.*?)(?:\.\s|\.$)", " ".join(text.split()))
+    assert found, "no 'Exit codes:' sentence"
+    return {
+        int(m.group(1)): m.group(2).strip(" ,;")
+        for m in re.finditer(r"(?:^|[,;] )(\d+) (.*?)(?=[,;] \d+ |$)", found.group(1))
+    }
+
+
+def test_the_readme_lists_every_exit_code_and_debate_help_agrees_with_it():
+    from click.testing import CliRunner
+
+    from council.cli import cli
+    from council.errors import ExitCode
+
+    readme = exit_codes((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert set(readme) == {code.value for code in ExitCode}, readme
+    for command in ("debate", "review"):
+        shown = CliRunner().invoke(cli, [command, "--help"], prog_name="council").output
+        codes = exit_codes(shown)
+        assert set(codes) <= set(readme), (command, codes)
+        if command == "debate":  # a debate's codes read as the README says them (it may add)
+            differ = {c: (d, readme[c]) for c, d in codes.items() if not readme[c].startswith(d)}
+            assert not differ, differ

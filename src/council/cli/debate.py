@@ -219,7 +219,8 @@ def debate(
     """Run a structured debate and print the DECISION.
 
     Exit codes: 0 completed, 2 bad input, 3 no usable CLI for a required seat, 4 config
-    error, 5 degraded (no quorum, or no DECISION), 130 interrupted.
+    error, 5 degraded (no quorum, or no DECISION could be synthesized), 130 interrupted, 141
+    the reader of stdout went away; 1 is kept for bugs.
 
     Example: council debate "Redis or Postgres for sessions?" --files app.py db.py --rounds 3
 
