@@ -339,3 +339,24 @@ async def test_doctor_returns_the_doctor_report(project):
     assert json.loads(text(result)) == report  # the same report, as `council doctor --json`
     assert {"clis", "can_debate", "usable", "defaults"} <= set(report)
     assert "sim" in {row["name"] for row in report["clis"]}
+
+
+@pytest.mark.anyio
+async def test_a_finished_run_leaves_no_zombie_under_the_long_lived_server(project):
+    import psutil
+
+    async with serving(project) as session:
+        (server,) = [
+            p
+            for p in psutil.Process().children()
+            if "mcp" in p.cmdline() and "council" in p.cmdline()
+        ]
+        started = await call(session, "debate_start", question=QUESTION, sim=True)
+        await until_ended(session, started["id"])
+
+        # The run's process ends, and is reaped by the server at once, not left a zombie.
+        for _ in range(int(LIMIT_S / 0.05)):
+            if not server.children():
+                break
+            await anyio.sleep(0.05)
+        assert [(c.pid, c.status()) for c in server.children()] == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from council.runner import reaper
@@ -48,4 +49,6 @@ def spawn_detached(
     finally:
         os.close(log)
     lock.name_holder(child.pid)
+    # A long-lived parent (`council mcp`) must not collect zombies: reap the run when it ends.
+    threading.Thread(target=child.wait, name=f"reap-{child.pid}", daemon=True).start()
     return child.pid
