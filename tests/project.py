@@ -106,3 +106,36 @@ def wait_for(condition, timeout: float = 60.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached")
         time.sleep(0.05)
+
+
+# A simulator seat whose answer to one phase waits for another seat's call: it answers only
+# once the simulator's call log (COUNCIL_SIM_COUNT_FILE) shows a call of GATE_AFTER, then
+# GATE_PAUSE_S later (a model still thinking when the other seat's answer is in). Ordering by
+# the log, not by racing two delays, keeps a test's order of events the same on a busy machine.
+GATED_SIM = """\
+import os, subprocess, sys, time
+
+argv = sys.argv[1:]
+prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
+if f"ACTION: {os.environ['GATE_PHASE']}\\n".encode() in prompt:
+    after = os.environ["GATE_AFTER"] + "\\t"
+    with open(os.environ["COUNCIL_SIM_COUNT_FILE"], encoding="utf-8") as log:
+        while not any(line.startswith(after) for line in log):
+            time.sleep(0.02)
+            log.seek(0)
+    time.sleep(float(os.environ["GATE_PAUSE_S"]))
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim, input=prompt).returncode)
+"""
+
+
+def gated_sim(project: Project, name: str, *, phase: str, after: str, pause_s: float) -> str:
+    """council.yaml lines (under `clis:`) for a simulator seat `name` whose `phase` answer
+    waits for a call of `after` (see GATED_SIM)."""
+    script = project.root.parent / "gated_sim.py"
+    script.write_text(GATED_SIM)
+    return (
+        f"  {name}:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
+        f"    env:\n      GATE_PHASE: {phase}\n      GATE_AFTER: {after}\n"
+        f"      GATE_PAUSE_S: '{pause_s}'\n"
+    )

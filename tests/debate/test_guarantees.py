@@ -6,6 +6,7 @@ prompt, resume), and a crash before the rename leaves the previous `state.json` 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import signal
 import sys
@@ -17,7 +18,7 @@ from council import atomicio
 from council.debate.state import DebateState
 from council.debate.synthesis import CONVERGENCE_WORDS, DECISION_WORDS
 from council.runs.record import Record
-from project import QUESTION, Project, wait_for
+from project import QUESTION, Project, gated_sim, validate, wait_for
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "protocol.md"
 
@@ -356,12 +357,27 @@ def test_an_interrupt_stops_the_seats_without_waiting_for_acknowledgements(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the lead sends a straggler its next ACTION while its late call is still in "
-    "flight (protocol.md: at most one ACTION in flight; asked only once free, its prompt "
-    "holding its own late answer; else `skipped`, reason `busy`)",
-)
+def dms_to(transcript: list[dict], seat_name: str) -> list[dict]:
+    return [m for m in transcript if m["kind"] == "dm" and m["to"] == seat_name and m["action"]]
+
+
+def answer_of(transcript: list[dict], seat_name: str, phase: str) -> dict:
+    return next(
+        m
+        for m in transcript
+        if m["kind"] == "broadcast" and m["from"] == seat_name and m["phase"] == phase
+    )
+
+
+def assert_one_action_in_flight(transcript: list[dict], seat_name: str) -> None:
+    """No ACTION DM reaches the seat between an earlier ACTION and that ACTION's answer."""
+    answers = [m for m in transcript if m["kind"] == "broadcast" and m["from"] == seat_name]
+    asks = dms_to(transcript, seat_name)
+    for ask, following in itertools.pairwise(asks):
+        answer = next(m for m in answers if m["meta"]["stem"] == ask["meta"]["stem"])
+        assert answer["seq"] < following["seq"], f"{following['action']} sent while busy"
+
+
 def test_a_straggler_is_asked_for_rebuttal_only_once_free_with_its_own_late_answer(project):
     late_config(project)
     run = project.run(
@@ -378,14 +394,136 @@ def test_a_straggler_is_asked_for_rebuttal_only_once_free_with_its_own_late_answ
     )
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
-    late = next(m for m in transcript if m["kind"] == "broadcast" and m["phase"] == "CHALLENGE")
+    assert_one_action_in_flight(transcript, "critic")
+    late = answer_of(transcript, "critic", "CHALLENGE")
     rebuttal = next((m for m in transcript if m["action"] == "REBUTTAL"), None)
     if rebuttal is not None:  # asked: only after its CHALLENGE ended, with that answer
         assert rebuttal["seq"] > late["seq"]
         prompt = (project.record() / "critic-r3-prompt.md").read_text()
         assert late["body"] in prompt
     else:  # or it sat the phase out, recorded as skipped
-        assert contribution(result_of(run), "critic", "REBUTTAL")["status"] == "skipped"
+        skipped = contribution(result_of(run), "critic", "REBUTTAL")
+        assert (skipped["status"], skipped["reason"]) == ("skipped", "busy")
+
+
+def test_a_straggler_freed_while_the_rebuttal_still_collects_is_asked_with_its_own_challenge(
+    project,
+):
+    """The advocate's FINAL_SUMMARY takes 2.5 s: the critic's late CHALLENGE (1.25 T) is in
+    while the REBUTTAL phase still collects, so the critic is asked then, not before."""
+    late_config(
+        project,
+        "  sim-slowsummary:\n    adapter: sim\n    env:\n"
+        "      COUNCIL_SIM_DELAY: '2.5'\n      COUNCIL_SIM_PHASES: FINAL_SUMMARY\n",
+    )
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--advocate",
+        "sim-slowsummary",
+        "--critic",
+        "sim-late",
+        "--lead",
+        "sim",
+        "--timeout",
+        f"sim-late={T}",
+        "--rounds",
+        "3",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    transcript = project.transcript()
+    assert_one_action_in_flight(transcript, "critic")
+    late = answer_of(transcript, "critic", "CHALLENGE")
+    (rebuttal,) = [m for m in dms_to(transcript, "critic") if m["action"] == "REBUTTAL"]
+    summary = answer_of(transcript, "advocate", "FINAL_SUMMARY")
+    assert late["seq"] < rebuttal["seq"] < summary["seq"]  # asked while the phase collected
+    busy = next(m for m in transcript if m["meta"].get("status") == "busy")
+    assert busy["phase"] == "REBUTTAL" and busy["seq"] < late["seq"]
+    prompt = (project.record() / "critic-r3-prompt.md").read_text()
+    assert late["body"] in prompt
+    assert "## Your own answer of round 2 (CHALLENGE)" in prompt
+    result = result_of(run)
+    assert contribution(result, "critic", "CHALLENGE")["status"] == "late"
+    assert contribution(result, "critic", "REBUTTAL")["status"] == "ok"
+    assert result["decision"]["votes"]["critic"] is not None  # its last word counted
+    assert "REBUTTAL critic busy: still answering its CHALLENGE" in run.stderr
+
+
+def test_a_straggler_still_busy_when_the_rebuttal_closes_sits_it_out_as_skipped_busy(project):
+    """The critic's CHALLENGE answer waits for the advocate's FINAL_SUMMARY: the REBUTTAL
+    phase closes while the critic is still answering, so it is never asked for a rebuttal;
+    its late challenge still counts, and the DECISION waits for it."""
+    project.write_config(
+        "clis:\n"
+        + gated_sim(project, "sim-gated", phase="CHALLENGE", after="FINAL_SUMMARY", pause_s=0.4)
+    )
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--sim",
+        "--critic",
+        "sim-gated",
+        "--timeout",
+        "sim-gated=3",
+        "--rounds",
+        "3",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    transcript = project.transcript()
+    assert [m["action"] for m in dms_to(transcript, "critic")] == ["BLIND_TAKE", "CHALLENGE"]
+    late = answer_of(transcript, "critic", "CHALLENGE")
+    (skipped_note,) = [m for m in transcript if m["meta"].get("status") == "skipped"]
+    assert skipped_note["kind"] == "system" and skipped_note["phase"] == "REBUTTAL"
+    assert skipped_note["meta"]["reason"] == "busy" and skipped_note["seq"] < late["seq"]
+    decision_phase = next(m for m in transcript if m["body"] == "phase DECISION")
+    assert late["seq"] < decision_phase["seq"]  # the DECISION waited for the straggler
+    result = result_of(run)
+    validate(result)
+    skipped = contribution(result, "critic", "REBUTTAL")
+    assert (skipped["status"], skipped["reason"], skipped["text"]) == ("skipped", "busy", "")
+    assert contribution(result, "critic", "CHALLENGE")["status"] == "late"
+    assert (seat(result, "critic")["status"], seat(result, "critic")["calls"]) == ("ok", 2)
+    assert result["status"] == "completed" and result["decision"]["votes"]["critic"] is None
+    assert late["body"] in (project.record() / "lead-decision-prompt.md").read_text()
+    assert not (project.record() / "critic-r3-prompt.md").exists()
+    assert project.sim_calls()["REBUTTAL"] == 0
+    assert "REBUTTAL critic skipped: busy" in run.stderr
+    shown = project.run("show", "last", "--html")
+    assert shown.returncode == 0, shown.stderr
+    page = (project.root / shown.stdout.strip()).read_text(encoding="utf-8")
+    assert 'REBUTTAL · <span class="badge' in page and "sat this phase out: busy" in page
+
+
+def test_a_lone_challenger_still_on_its_blind_take_is_asked_to_challenge_once_free(project):
+    """With nobody else to ask, the CHALLENGE waits for the busy critic rather than closing
+    empty; its prompt holds the blind take that came late."""
+    project.write_config(
+        "clis:\n  sim-lateblind:\n    adapter: sim\n    env:\n"
+        f"      COUNCIL_SIM_DELAY: '{1.25 * T}'\n      COUNCIL_SIM_PHASES: BLIND_TAKE\n"
+    )
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--sim",
+        "--critic",
+        "sim-lateblind",
+        "--timeout",
+        f"sim-lateblind={T}",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    transcript = project.transcript()
+    assert_one_action_in_flight(transcript, "critic")
+    blind = answer_of(transcript, "critic", "BLIND_TAKE")
+    (challenge,) = [m for m in dms_to(transcript, "critic") if m["action"] == "CHALLENGE"]
+    assert blind["seq"] < challenge["seq"]
+    assert blind["body"] in (project.record() / "critic-r2-prompt.md").read_text()
+    result = result_of(run)
+    assert contribution(result, "critic", "BLIND_TAKE")["status"] == "late"
+    assert contribution(result, "critic", "CHALLENGE")["status"] == "ok"
+    assert result["status"] == "completed" and result["decision"]["unchallenged"] is False
 
 
 def test_each_challenger_gives_a_blind_take_in_round_one(project):

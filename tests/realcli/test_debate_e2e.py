@@ -136,3 +136,84 @@ def test_a_kimi_cli_lead_delivers_a_decision(fake_model, tmp_path):
     assert result["decision"]["confidence"] is not None  # read as JSON, not kept as raw text
     lead = next(s for s in result["seats"] if s["name"] == "lead")
     assert lead["status"] == "ok" and lead["calls"] == 1  # no retry, no repair
+
+
+# The straggler's soft timeout T, and when the fake model answers its CHALLENGE: gemini's own
+# start-up and requests add 2-7 s, so the call ends after T plus the advocate's RESPOND (2-5 s:
+# it is still busy when the REBUTTAL begins) and well before the hard limit 1.5 T. The critic's
+# REBUTTAL is slowed, so the REBUTTAL phase is still collecting when the straggler is free.
+STRAGGLER_T = 30
+STRAGGLER_DELAY = 34.0
+REBUTTAL_DELAY = 14.0
+
+
+def test_a_real_straggler_gets_its_next_action_only_once_its_late_challenge_is_in(
+    fake_model, tmp_path
+):
+    """gemini answers its CHALLENGE after its soft timeout (the fake model is slow for it):
+    no ACTION reaches proxy-gemini while that call runs, and its REBUTTAL prompt holds its own
+    late challenge (or, had the phase closed first, it sat the REBUTTAL out as busy)."""
+    names = ["claude", "codex", "gemini"]
+    for name in names:
+        if not installed(name).ok:
+            _skip_or_fail(installed(name).problem())
+    home, tmpdir, project = tmp_path / "home", tmp_path / "tmp", tmp_path / "project"
+    for directory in (home, tmpdir, project):
+        directory.mkdir()
+    (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
+    bins = [str(installed(name).bin_dir) for name in names]
+    env = {
+        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
+        "HOME": str(home),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+    }
+    models = []
+    for name in names:
+        setup = client_setup(name, fake_model, home)
+        env.update(setup.env)
+        if setup.model:
+            models.append(f"{setup.adapter}:{setup.model}")
+    fake_model.add_rule(client="gemini", contains="ACTION: CHALLENGE", delay_s=STRAGGLER_DELAY)
+    fake_model.add_rule(client="codex", contains="ACTION: REBUTTAL", delay_s=REBUTTAL_DELAY)
+    run = subprocess.run(
+        [
+            sys.executable, "-m", "council", "debate", "Redis or Postgres for sessions?",
+            "--files", "app.py", "--advocate", "claude", "--critic", "codex", "--lead", "claude",
+            "--with", "gemini", "--rounds", "3", "--model", ",".join(models),
+            "--timeout", f"claude=120,codex=120,gemini={STRAGGLER_T}", "--json",
+        ],
+        cwd=project, env=env, capture_output=True, text=True, timeout=900,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    jsonschema.Draft202012Validator(result_schema()).validate(result)
+    record = Path(result["scratchpad"])
+    if not record.is_absolute():
+        record = project / record
+    transcript = [
+        json.loads(line) for line in (record / "transcript.jsonl").read_text().splitlines()
+    ]
+    asks = [m for m in transcript if m["kind"] == "dm" and m["to"] == "proxy-gemini"]
+    challenge = next(m for m in asks if m["action"] == "CHALLENGE")
+    late = next(
+        m
+        for m in transcript
+        if m["kind"] == "broadcast" and m["from"] == "proxy-gemini" and m["phase"] == "CHALLENGE"
+    )
+    assert not [m for m in asks if challenge["seq"] < m["seq"] < late["seq"]]  # none while busy
+    statuses = {(c["seat"], c["phase"]): c for c in result["contributions"]}
+    assert statuses[("proxy-gemini", "CHALLENGE")]["status"] == "late"
+    busy = [m for m in transcript if m["meta"].get("status") == "busy"]
+    assert [(m["phase"], m["meta"]["seat"]) for m in busy] == [("REBUTTAL", "proxy-gemini")]
+    rebuttal = statuses[("proxy-gemini", "REBUTTAL")]
+    if rebuttal["status"] == "skipped":
+        assert rebuttal["reason"] == "busy"
+    else:
+        (asked,) = [m for m in asks if m["action"] == "REBUTTAL"]
+        assert asked["seq"] > late["seq"]
+        prompt = (record / rebuttal["files"]["prompt"]).read_text()
+        assert late["body"] in prompt
+        assert rebuttal["status"] == "ok"
+    assert result["status"] == "completed"

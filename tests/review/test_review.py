@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from council.review.sarif import FINGERPRINT
-from project import Project
+from project import Project, gated_sim
 from review.helpers import (
     SERVICE,
     finding_titled,
@@ -235,6 +235,97 @@ def test_a_reviewer_that_hangs_is_left_behind_and_recorded_as_timed_out(project)
     assert late["meta"]["status"] == "timeout"
     assert "progressive wait" in run.stderr
     assert any("reviewer-sim-hung's review failed" in w for w in result["warnings"])
+
+
+def test_a_reviewer_whose_review_came_late_cross_checks_while_the_cross_check_collects(project):
+    """A straggler's REVIEW (1.25 s, soft timeout 1 s) is in while the others' cross-checks
+    (2.5 s) still run: its review is read and it is asked to cross-check then, never while its
+    review was still out; its verdicts count (it disputes a finding only `alpha` raises)."""
+    with (project.root / "service.py").open("a") as service:
+        service.write("value = eval(input())  # SIM_ONLY(alpha)\n")
+    project.write_config(
+        "clis:\n"
+        "  sim-late:\n    adapter: sim\n    env:\n"
+        "      COUNCIL_SIM_DELAY: '1.25'\n      COUNCIL_SIM_PHASES: REVIEW\n"
+        "  sim-slowcheck:\n    adapter: sim\n    env:\n"
+        "      COUNCIL_SIM_DELAY: '2.5'\n      COUNCIL_SIM_PHASES: CROSS_CHECK\n"
+    )
+    run = project.run(
+        "review",
+        "--files",
+        "service.py",
+        "--with",
+        "sim-slowcheck:alpha,sim-slowcheck,sim-late",
+        "--timeout",
+        "sim-late=1",
+        "--format",
+        "json",
+    )
+    assert run.returncode == 0, run.stderr
+    result = result_of(run)
+    validate_review(result)
+    late = reviewer(result, "reviewer-sim-late")
+    assert (late["review"], late["cross_check"], late["calls"]) == ("ok", "ok", 2)
+    transcript = project.transcript()
+    review = next(
+        m for m in transcript if m["kind"] == "broadcast" and m["from"] == "reviewer-sim-late"
+    )
+    asks = [m for m in transcript if m["kind"] == "dm" and m["to"] == "reviewer-sim-late"]
+    assert [m["action"] for m in asks] == ["REVIEW", "CROSS_CHECK"]
+    others = [m for m in transcript if m["kind"] == "broadcast" and m["phase"] == "CROSS_CHECK"]
+    assert review["seq"] < asks[1]["seq"] < max(m["seq"] for m in others)
+    statuses = {(c["reviewer"], c["phase"]): c["status"] for c in result["calls"]}
+    assert statuses[("reviewer-sim-late", "REVIEW")] == "late"
+    assert statuses[("reviewer-sim-late", "CROSS_CHECK")] == "ok"
+    only_alpha = finding_titled(result, "Dynamic code execution")
+    assert only_alpha["raised_by"] == ["reviewer-sim-slowcheck"]
+    disputes = [d["reviewer"] for d in only_alpha["disputed_by"]]
+    assert disputes == ["reviewer-sim-slowcheck-2", "reviewer-sim-late"]
+    assert all(f["support"] <= f["reviewers"] == 3 for f in result["findings"])
+
+
+def test_a_reviewer_still_on_its_review_when_the_cross_check_closes_sits_it_out_busy(project):
+    """The straggler's REVIEW answer waits for the others' CROSS_CHECK calls: the
+    cross-check closes while it is still reviewing, so it is never asked to check; its late
+    review still counts, unchecked."""
+    project.write_config(
+        "clis:\n"
+        + gated_sim(project, "sim-gated", phase="REVIEW", after="CROSS_CHECK", pause_s=0.4)
+    )
+    run = project.run(
+        "review",
+        "--files",
+        "service.py",
+        "--with",
+        "sim,sim,sim-gated",
+        "--timeout",
+        "sim-gated=3",
+        "--format",
+        "json",
+    )
+    assert run.returncode == 0, run.stderr
+    result = result_of(run)
+    validate_review(result)
+    gated = reviewer(result, "reviewer-sim-gated")
+    assert (gated["review"], gated["cross_check"], gated["calls"]) == ("ok", "skipped", 1)
+    assert gated["problems"]["cross_check"].startswith("busy: still answering its REVIEW")
+    skipped = next(c for c in result["calls"] if c["status"] == "skipped")
+    assert (skipped["reviewer"], skipped["phase"], skipped["reason"]) == (
+        "reviewer-sim-gated",
+        "CROSS_CHECK",
+        "busy",
+    )
+    transcript = project.transcript()
+    asks = [m for m in transcript if m["kind"] == "dm" and m["to"] == "reviewer-sim-gated"]
+    assert [m["action"] for m in asks] == ["REVIEW"]
+    (note,) = [m for m in transcript if m["meta"].get("reason") == "busy"]
+    review = next(
+        m for m in transcript if m["kind"] == "broadcast" and m["from"] == "reviewer-sim-gated"
+    )
+    assert note["phase"] == "CROSS_CHECK" and note["seq"] < review["seq"]
+    assert review["meta"]["status"] == "ok"
+    assert all("reviewer-sim-gated" in f["raised_by"] for f in result["findings"])
+    assert "CROSS_CHECK reviewer-sim-gated skipped: busy" in run.stderr
 
 
 def test_with_one_of_two_reviewers_left_the_review_is_degraded(project):

@@ -16,6 +16,10 @@ Choices where the spec is silent (also in the README):
   position the DECISION weighs.
 - Before the DECISION the lead waits for stragglers still inside their hard limit, so a late
   reply can still count and a hung one is recorded as `timeout`, not lost.
+- A seat has at most one ACTION in flight: `dispatch.ask` returns a straggler `Busy`, and
+  `dispatch.gather` asks it once it is free if the phase still collects (its prompt gets its
+  own late answer as `own_late`), else records it `skipped` (`busy`). A phase with nobody
+  else to ask waits for the first busy seat rather than closing empty.
 """
 
 from __future__ import annotations

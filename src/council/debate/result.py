@@ -41,7 +41,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
     for seat_plan in seat_names:
         name = seat_plan["name"]
         info = state.seats.get(name, {})
-        mine = [c for c in calls if c.seat == name]
+        mine = [c for c in calls if c.seat == name and not c.skipped]  # the calls it made
         failed = [c.status for c in mine if not c.answered]
         if info.get("status") == "dropped":
             status = "dropped"
@@ -97,6 +97,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "latency_s": round(c.latency_s, 1),
                 "attempts": c.attempts,
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
+                "reason": c.reason,
             }
             for c in contributions
         ],

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from council.panel.seat import SeatPlan
 
 REUSABLE = ("ok", "late")
+SKIPPED = "skipped"  # never asked: the seat sat the phase out (its `reason` says why)
 
 
 @dataclass
@@ -45,10 +46,16 @@ class Contribution:
     usage: dict[str, Any] | None = None  # what the CLI reported: tokens in and out, cost
     vote: str | None = None  # a last contribution's own `VOTE:` (agree | revise | disagree)
     vote_reason: str = ""
+    reason: str | None = None  # why a `skipped` seat sat the phase out: `busy`
 
     @property
     def answered(self) -> bool:
         return self.status in REUSABLE
+
+    @property
+    def skipped(self) -> bool:
+        """The seat was never asked for this phase: no call was made."""
+        return self.status == SKIPPED
 
     @property
     def shown(self) -> str:

@@ -3,11 +3,16 @@ progressive wait"): one ACTION DM per call, the replies turned into stored contr
 progressive wait that moves on without a straggler, and the straggler's late answer when it
 comes. The protocol names the template and its values; what every one of its prompts shares
 (the question, the technical context, the labels) comes from its `values` callback.
+
+A seat has at most one ACTION in flight. A straggler asked for the next phase is `Busy`: the
+phase asks it once its late answer is in, if the phase is still collecting then (its soft
+timeout counts from that ask, and its prompt gets that late answer as `own_late`); when the
+phase closes first, the seat sits it out, stored as `skipped` with the reason `busy`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +20,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from council.panel.bus import Kind, Message, action_body
-from council.panel.contribution import Contribution
+from council.panel.contribution import SKIPPED, Contribution
 from council.panel.journal import Journal
 from council.panel.messages import LEAD, Ask, Reply
 from council.panel.roster import Roster
@@ -36,6 +41,50 @@ class Pending:
     soft_s: float
     hard_s: float
 
+    @property
+    def lost_at(self) -> float:
+        """When a worker that has not answered is presumed dead."""
+        return self.sent_at + self.hard_s + WORKER_MARGIN_S
+
+
+@dataclass(frozen=True)
+class Order:
+    """One ask of one seat for one phase, as the protocol worded it (rendered when sent)."""
+
+    seat: SeatPlan
+    phase: str
+    round: int
+    template: str
+    limit: int
+    stem: str
+    vote: bool
+    whole: bool
+    values: Mapping[str, Any]
+
+
+@dataclass
+class Busy:
+    """A seat asked for a phase while its earlier ask is still in flight: `gather` sends the
+    order once the seat is free, if the phase is still collecting then."""
+
+    order: Order
+    earlier: Pending
+    # What the protocol does with the late answer that freed the seat, before it is asked;
+    # False: it is not asked after all (a review's late review that could not be read).
+    once_free: Callable[[Contribution], Awaitable[bool]] | None = None
+
+    @property
+    def seat(self) -> SeatPlan:
+        return self.order.seat
+
+    @property
+    def stem(self) -> str:
+        return self.order.stem
+
+
+Asked = Pending | Contribution | Busy
+BUSY = "busy"  # the reason a seat sat a phase out: still answering its earlier ask
+
 
 class Dispatch:
     def __init__(
@@ -53,6 +102,7 @@ class Dispatch:
         self.values = values
         self.closing = closing
         self.stragglers: dict[str, Pending] = {}
+        self.in_flight: dict[str, Pending] = {}  # seat name -> its one ACTION not yet answered
         self.unseen_late: list[Contribution] = []  # late replies the advocate has not seen
         # Replies that came in while the lead gathered another phase's (a blind take that
         # beat the proposal): the next gather of their stems finds them here.
@@ -63,6 +113,15 @@ class Dispatch:
     def take_unseen_late(self) -> list[Contribution]:
         late, self.unseen_late = self.unseen_late, []
         return late
+
+    def busy(self, seat: SeatPlan) -> bool:
+        """The seat is still answering an ask (a straggler's late call runs until its hard
+        limit): it has at most one ACTION in flight."""
+        return seat.name in self.in_flight
+
+    def seen(self, late: Contribution) -> None:
+        """The protocol has read this late answer already (it is no longer unseen)."""
+        self.unseen_late = [c for c in self.unseen_late if c.stem != late.stem]
 
     async def ask(
         self,
@@ -75,12 +134,16 @@ class Dispatch:
         stem: str | None = None,
         vote: bool = False,
         whole: bool = False,
+        once_free: Callable[[Contribution], Awaitable[bool]] | None = None,
         **values: Any,
-    ) -> Pending | Contribution:
-        """Send one ACTION DM, or reuse the reply a previous run already stored. `stem` names
-        the call's files (default `<seat>-r<round>`); `vote`: this is the seat's last
-        contribution, which ends with its own `VOTE:` line; `whole`: the answer is never cut
-        to `limit` (a JSON answer cut short is no answer)."""
+    ) -> Asked:
+        """Send one ACTION DM, or reuse the reply a previous run already stored, or, when the
+        seat is still answering an earlier ask, return it `Busy` for `gather` to ask once it
+        is free. `stem` names the call's files (default `<seat>-r<round>`); `vote`: this is
+        the seat's last contribution, which ends with its own `VOTE:` line; `whole`: the
+        answer is never cut to `limit` (a JSON answer cut short is no answer); `once_free`:
+        what the protocol does with a busy seat's late answer before it is asked (False: it
+        is not asked after all)."""
         state, progress = self.journal.state, self.journal.progress
         stem = stem or f"{seat.name}-r{round_no}"
         stored = state.contribution(stem)
@@ -88,22 +151,43 @@ class Dispatch:
             await self.journal.note(f"reused {stem} from the record", stem=stem)
             progress.seat(seat.name, phase=phase, state="reused", words=stored.words)
             return stored
+        order = Order(seat, phase, round_no, template, limit, stem, vote, whole, values)
+        earlier = self.in_flight.get(seat.name)
+        if earlier is None:
+            return await self._send(order)
+        progress.info(
+            f"{phase} {seat.name} busy: still answering its {earlier.phase}; asked once free"
+        )
+        await self.journal.note(
+            f"{seat.name} is still answering its {earlier.phase}: asked for {phase} once free, "
+            "if the phase is still collecting",
+            stem=stem,
+            seat=seat.name,
+            status=BUSY,
+        )
+        return Busy(order, earlier, once_free)
+
+    async def _send(self, order: Order, *, own_late: Contribution | None = None) -> Pending:
+        """Render the prompt and send the ACTION DM. `own_late`: the seat's own answer that
+        came after its phase had closed, so no prompt of that phase could quote it."""
+        seat, phase, round_no, limit = order.seat, order.phase, order.round, order.limit
         prompt = render(
-            template,
+            order.template,
             phase=phase,
             role=seat.role,
             round=round_no,
             limit=limit,
-            vote=vote,
+            vote=order.vote,
+            own_late=own_late,
             **self.values(),
-            **values,
+            **order.values,
         )
         ask = Ask(
             prompt=prompt,
-            stem=stem,
-            limit=None if whole else limit,
-            vote=vote,
-            inspect=self.closing if vote else None,
+            stem=order.stem,
+            limit=None if order.whole else limit,
+            vote=order.vote,
+            inspect=self.closing if order.vote else None,
         )
         await self.journal.bus.send(
             Message(
@@ -121,7 +205,7 @@ class Dispatch:
             self._warmed = True  # the first CLI runs: compile the other templates meanwhile
             self.background.start_soon(anyio.to_thread.run_sync, warm_up)
         soft = self.roster.ready[seat.name].timeout_s
-        progress.seat(
+        self.journal.progress.seat(
             seat.name,
             phase=phase,
             state="asked",
@@ -130,22 +214,38 @@ class Dispatch:
             words=None,
         )
         hard = soft * self.roster.hard_timeout_factor
-        return Pending(seat, stem, phase, round_no, anyio.current_time(), soft, hard)
+        pending = Pending(seat, order.stem, phase, round_no, anyio.current_time(), soft, hard)
+        self.in_flight[seat.name] = pending
+        return pending
 
-    async def gather(
-        self, asked: list[Pending | Contribution], *, progressive: bool
-    ) -> list[Contribution]:
+    async def gather(self, asked: list[Asked], *, progressive: bool) -> list[Contribution]:
         """Wait for the asked seats. With `progressive`, move on when all but one answered
-        and the missing one has run its soft timeout; it becomes a straggler."""
+        and the missing one has run its soft timeout; it becomes a straggler.
+
+        The phase is collecting while a seat it asked has not answered (or, when every seat
+        it would ask was busy, until the first of them is free). A busy seat is asked once
+        its late answer is in, if the phase is still collecting then; a seat still busy when
+        the phase closes sits it out (`skipped`, reason `busy`). Returns the answers of the
+        seats that were asked, in the order asked."""
         done = {a.stem: a for a in asked if isinstance(a, Contribution)}
         pending = {a.stem: a for a in asked if isinstance(a, Pending)}
+        busy = {a.seat.name: a for a in asked if isinstance(a, Busy)}
+        stems = [a.stem for a in asked]
+        opened = bool(done or pending)  # a seat of this phase was asked (or reused)
         for stem in [s for s in pending if s in self.arrived]:
             pending.pop(stem)
             done[stem] = self.arrived.pop(stem)
-        while pending:
+        for name, waiting in list(busy.items()):
+            late = self.journal.state.contribution(waiting.earlier.stem)
+            if self.in_flight.get(name) is not waiting.earlier and late is not None:
+                busy.pop(name)  # freed since it was asked: the phase has only begun
+                opened |= await self._ask_freed(waiting, late, pending, opened=False)
+        while pending or (busy and not opened):
             now = anyio.current_time()
             # A worker that never answers (a bug) must not hang the debate.
-            horizon = min(p.sent_at + p.hard_s + WORKER_MARGIN_S for p in pending.values())
+            horizon = min(
+                [p.lost_at for p in pending.values()] + [b.earlier.lost_at for b in busy.values()]
+            )
             if progressive and len(pending) == 1:  # all but one answered (or a lone seat)
                 (last,) = pending.values()
                 move_on_at = last.sent_at + last.soft_s
@@ -162,26 +262,87 @@ class Dispatch:
                     )
                     break
                 horizon = min(horizon, move_on_at)
-            elif now >= horizon:
+            if now >= horizon:
                 for stem, p in list(pending.items()):
-                    if now >= p.sent_at + p.hard_s + WORKER_MARGIN_S:
+                    if now >= p.lost_at:
                         done[stem] = self._lost(p)
                         pending.pop(stem)
+                for name, waiting in list(busy.items()):
+                    if now >= waiting.earlier.lost_at:
+                        self.stragglers.pop(waiting.earlier.stem, None)
+                        freed = self._lost(waiting.earlier)
+                        opened |= await self._ask_freed(busy.pop(name), freed, pending, opened)
                 continue
             message = await self.roster.receive(max(0.0, horizon - now))
             if message is None:
                 continue
             contribution = self.absorb(message)
-            if contribution is not None and contribution.stem in pending:
+            if contribution is None:
+                continue
+            if contribution.stem in pending:
                 pending.pop(contribution.stem)
                 done[contribution.stem] = self.arrived.pop(contribution.stem)
-        return [done[a.stem] for a in asked if a.stem in done]
+            waiting = busy.pop(contribution.seat, None)
+            if waiting is not None:
+                opened |= await self._ask_freed(waiting, contribution, pending, opened)
+        for waiting in busy.values():
+            await self._skip(waiting)
+        return [done[stem] for stem in stems if stem in done]
+
+    async def _ask_freed(
+        self,
+        waiting: Busy,
+        late: Contribution,
+        pending: dict[str, Pending],
+        opened: bool,
+    ) -> bool:
+        """A busy seat is free (`late`: the answer that freed it): ask it if the phase is
+        still collecting, else it sits the phase out. True when it was asked."""
+        collecting = bool(pending) or not opened
+        if not collecting:
+            await self._skip(waiting)
+            return False
+        if waiting.once_free is not None and not await waiting.once_free(late):
+            return False
+        asked = await self._send(waiting.order, own_late=late if late.answered else None)
+        pending[asked.stem] = asked
+        return True
+
+    async def _skip(self, waiting: Busy) -> None:
+        """The phase closed while the seat was still answering its earlier ask: it sits the
+        phase out, recorded in the state (so the result) and the transcript."""
+        order, earlier = waiting.order, waiting.earlier
+        seat = order.seat
+        detail = f"still answering its {earlier.phase} when {order.phase} closed"
+        skipped = Contribution(
+            stem=order.stem,
+            seat=seat.name,
+            role=seat.role,
+            phase=order.phase,
+            round=order.round,
+            status=SKIPPED,
+            text="",
+            cli=seat.cli,
+            detail=detail,
+            reason=BUSY,
+        )
+        self.journal.store(skipped)
+        progress = self.journal.progress
+        progress.seat(seat.name, phase=order.phase, state=SKIPPED, started=None, words=None)
+        progress.info(f"{order.phase} {seat.name} {SKIPPED}: {BUSY} ({detail})")
+        await self.journal.note(
+            f"{seat.name} sits {order.phase} out: {detail}",
+            stem=order.stem,
+            seat=seat.name,
+            status=SKIPPED,
+            reason=BUSY,
+        )
 
     async def wait_for_stragglers(self) -> None:
         """Before the DECISION: a straggler inside its hard limit may still answer."""
         while self.stragglers:
             now = anyio.current_time()
-            horizon = min(p.sent_at + p.hard_s + WORKER_MARGIN_S for p in self.stragglers.values())
+            horizon = min(p.lost_at for p in self.stragglers.values())
             message = await self.roster.receive(max(0.0, horizon - now))
             if message is None and anyio.current_time() >= horizon:
                 for stem, pending in list(self.stragglers.items()):
@@ -200,9 +361,10 @@ class Dispatch:
         if seat is None:  # a seat that has since been replaced
             return None
         late = self.stragglers.pop(reply.stem, None) is not None
+        if (flying := self.in_flight.get(seat.name)) is not None and flying.stem == reply.stem:
+            del self.in_flight[seat.name]  # the seat is free for its next ACTION
         status = "late" if late and reply.answered else reply.status
         contribution = Contribution.of(reply, seat, message.phase or "", message.round or 0, status)
-        self.journal.project_changed(reply.project_warning)
         self.journal.project_changed(reply.project_warning)
         self.journal.store(contribution)
         self._show(contribution, reply)
@@ -231,6 +393,8 @@ class Dispatch:
             progress.detail("  stderr: " + contribution.stderr_tail.replace("\n", "\n  "))
 
     def _lost(self, pending: Pending) -> Contribution:
+        if self.in_flight.get(pending.seat.name) is pending:
+            del self.in_flight[pending.seat.name]
         contribution = Contribution(
             stem=pending.stem,
             seat=pending.seat.name,

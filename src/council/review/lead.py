@@ -18,7 +18,7 @@ they have, though nobody cross-checked them.
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,7 +30,7 @@ from council.errors import NoUsableCliError
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.contribution import Contribution
-from council.panel.dispatch import Dispatch, Pending
+from council.panel.dispatch import Asked, Dispatch
 from council.panel.journal import Journal
 from council.panel.roster import Roster
 from council.progress import Progress
@@ -132,13 +132,15 @@ class ReviewLead:
         await self.journal.enter(CROSS_CHECK, 2)
         asks = []
         for seat in self.plan.reviewers:
-            if seat.name not in self.state.reviews:  # failed, or still out (a straggler)
+            reviewing = self.dispatch.busy(seat)  # a straggler: its review is still out
+            if seat.name not in self.state.reviews and not reviewing:  # failed, or not seated
                 continue
             shown = self.state.shown.get(seat.name) or self._shuffled_for(seat.name)
             if not shown:
                 await self.journal.note(f"{seat.name}: no other reviewer's finding to check")
                 continue
-            self.state.shown[seat.name] = shown
+            if not reviewing:
+                self.state.shown[seat.name] = shown
             asks.append(
                 await self.dispatch.ask(
                     seat,
@@ -147,11 +149,33 @@ class ReviewLead:
                     "cross_check",
                     CHECK_WORDS,
                     whole=True,
+                    once_free=self._once_reviewed(seat.name, shown),
                     findings=self._listed(shown),
                 )
             )
         self.journal.save()
         await self._read(await self.dispatch.gather(asks, progressive=True))
+
+    def _once_reviewed(
+        self, seat: str, shown: list[str]
+    ) -> Callable[[Contribution], Awaitable[bool]]:
+        """For a reviewer whose review was still out when the cross-check began: its late
+        review is read as soon as it is in, and only a reviewer whose review was read checks
+        the others' findings (support is out of those). A first answer that cannot be read
+        is repaired after the cross-check, with the other late answers (`settle`)."""
+
+        async def read(late: Contribution) -> bool:
+            if late.answered and late.phase == REVIEW and _unreadable(late.text):
+                return False
+            await self._take(late)
+            self.dispatch.seen(late)
+            if seat not in self.state.reviews:
+                return False
+            self.state.shown[seat] = shown
+            self.journal.save()
+            return True
+
+        return read
 
     def _shuffled_for(self, checker: str) -> list[str]:
         """The keys of every other reviewer's findings, in an order of the checker's own: the
@@ -180,7 +204,7 @@ class ReviewLead:
         """Read each answer into the state; ask once for a repair of each unreadable one (in
         parallel), and read the repairs (`progressive`: a straggling repair is left behind,
         as any straggler is, and read when it comes)."""
-        repairs: list[Pending | Contribution] = []
+        repairs: list[Asked] = []
         for answer in answers:
             problem = await self._take(answer)
             if problem is not None:
@@ -241,7 +265,7 @@ class ReviewLead:
             self.state.verdicts.pop(seat, None)
         self.journal.save()
 
-    async def _ask_repair(self, answer: Contribution, problem: str) -> Pending | Contribution:
+    async def _ask_repair(self, answer: Contribution, problem: str) -> Asked:
         seat = self.roster.seat(answer.seat)
         assert seat is not None
         original = self.journal.record.file(answer.prompt_file).read_text(encoding="utf-8")
@@ -318,6 +342,14 @@ class ReviewLead:
             f"{len(answered)}/{len(order)} reviewers{gate_text}"
         )
         self.journal.save()
+
+
+def _unreadable(text: str) -> bool:
+    try:
+        parse_findings(text)
+    except ReviewUnreadable:
+        return True
+    return False
 
 
 def _phase_words(base: str) -> str:

@@ -50,8 +50,9 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
     for seat_plan in plan["reviewers"]:
         name = seat_plan["name"]
         info = state.seats.get(name, {})
-        mine = [c for c in calls if c.seat == name]
+        mine = [c for c in calls if c.seat == name and not c.skipped]  # the calls it made
         problems = state.failed.get(name, {})
+        sat_out = {c.phase: c.detail for c in calls if c.seat == name and c.skipped}
         asked = info.get("status") == "ready"
         review = _part(name in state.reviews, "REVIEW" in problems, asked)
         shown = bool(state.shown.get(name))
@@ -77,7 +78,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "cross_check": checked,
                 "problems": {
                     "review": problems.get("REVIEW") or info.get("problem"),
-                    "cross_check": problems.get("CROSS_CHECK"),
+                    "cross_check": problems.get("CROSS_CHECK") or _sat_out(sat_out, "CROSS_CHECK"),
                 },
                 "findings_raised": len(state.reviews.get(name, [])),
                 "calls": len(mine),
@@ -123,6 +124,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "started_at": c.started_at,
                 "spans": [list(span) for span in c.spans],
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
+                "reason": c.reason,
             }
             for c in calls
         ],
@@ -137,6 +139,11 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
         "exit_code": state.exit_code if state.exit_code is not None else 0,
         "error": state.error,
     }
+
+
+def _sat_out(sat_out: dict[str, str], phase: str) -> str | None:
+    """Why a reviewer sat a phase out (`busy`: still answering its review), if it did."""
+    return f"busy: {sat_out[phase]}" if phase in sat_out else None
 
 
 def _part(read: bool, failed: bool, asked: bool) -> str:
