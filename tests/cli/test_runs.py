@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from council.runs.lock import holder
+from council.runs.lock import RecordLock, holder
 from project import QUESTION, Project, wait_for
 
 SLOW = "1.0"  # seconds per simulated call: long enough to catch a run while it runs
@@ -53,6 +53,28 @@ def test_repeated_waits_print_every_progress_line_once_and_end_with_the_decision
     assert stdout == (record / "decision.md").read_text()  # what `debate` prints
     assert stdout.startswith(f"# DECISION (SIMULATED): {QUESTION}")
     assert stderr[-1] == f"saved: .scratchpad/{run_id}/"
+
+
+def test_a_wait_waits_until_the_run_has_written_its_result_and_let_go(project):
+    # The state turns final a moment before the process writes result.json and decision.md:
+    # a wait in that moment must not print a DECISION rebuilt from a half-finished state.
+    done = project.run("debate", QUESTION, "--sim", "--json")
+    run_id = json.loads(done.stdout)["id"]
+    record = project.root / ".scratchpad" / run_id
+    decision = (record / "decision.md").read_text()
+    (record / "result.json").unlink()
+    (record / "decision.md").unlink()
+    lock = RecordLock.acquire(record)  # as the run's own process still holds it
+    try:
+        waited = project.run("wait", run_id, "--timeout", "1")
+        assert waited.returncode == 75, waited.stderr
+        assert waited.stdout == ""
+        assert f"wait again: council wait {run_id}" in waited.stderr
+    finally:
+        lock.release()
+    waited = project.run("wait", run_id, "--timeout", "1")
+    assert waited.returncode == 0, waited.stderr
+    assert waited.stdout == decision
 
 
 def test_a_wait_that_times_out_says_where_the_run_is_and_how_to_go_on(project):

@@ -84,7 +84,7 @@ def wait(
             click.echo(line, err=True)
         cursor += len(lines)
         _write_cursor(cursor_file, cursor)
-        if not summary.running:
+        if summary.settled:
             break
         if deadline is not None and time.monotonic() >= deadline:
             counts = seat_counts(record, read_state(record))

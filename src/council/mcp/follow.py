@@ -47,12 +47,12 @@ class Follower:
         now = self.clock()
         if lines:
             self.last_told = now
-            return lines, summary.running
+            return lines, not summary.settled
         if summary.running and now - self.last_told >= self.heartbeat_s:
             self.last_told = now
             counts = seat_counts(self.record, read_state(self.record))
             return [status_line(summary, counts)], True
-        return [], summary.running
+        return [], not summary.settled
 
 
 async def follow(

@@ -182,13 +182,13 @@ class Council:
         line = status_line(summary, counts)
         then = (
             "still running: call debate_status again"
-            if summary.running
+            if not summary.settled
             else "ended: call debate_result for its DECISION"
         )
         status = RunStatus(
             id=record.id,
             status=summary.status,
-            running=summary.running,
+            running=not summary.settled,
             phase=summary.phase,
             round=summary.round,
             rounds=summary.rounds,
@@ -241,7 +241,7 @@ def refuse_running(record: Record) -> None:
 
     state = read_state(record)
     summary = summarize(record, state)
-    if summary.running:
+    if not summary.settled:
         raise UsageError(
             f"{record.id} is still running ({status_line(summary, seat_counts(record, state))}); "
             "follow it with debate_status and ask again once it has ended"

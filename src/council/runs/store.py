@@ -43,10 +43,17 @@ class RunSummary:
     run_started_at: str  # when the latest (or current) process took the run over
     pid: int | None
     exit_code: int | None
+    held: bool = False  # a process still holds the record (maybe writing its result files)
 
     @property
     def running(self) -> bool:
         return self.status == "running"
+
+    @property
+    def settled(self) -> bool:
+        """Ended and let go: its state says it ended and its process has written
+        `result.json` and released the record (the state turns final a moment before)."""
+        return not self.running and not self.held
 
     @property
     def elapsed_s(self) -> float:
@@ -97,6 +104,7 @@ def summarize(record: Record, state: dict[str, Any] | None = None) -> RunSummary
         run_started_at=str(state.get("run_started_at") or state.get("started_at", "")),
         pid=live.pid if live else state.get("pid"),
         exit_code=state.get("exit_code"),
+        held=is_held(record.path),
     )
 
 
