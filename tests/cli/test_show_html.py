@@ -24,8 +24,16 @@ from project import Project
 
 # Markup in the question reaches the page several times over: the sim's replies quote it.
 QUESTION = 'Redis or Postgres? <script>alert("x")</script></svg><b>bold</b> & more'
+# The advocate takes 1.5 s over its RESPOND, so the REBUTTAL is asked well after the slow
+# proxy's CHALLENGE was killed at its hard limit (1.5 s from its start, the phase having moved
+# on at its soft 1 s): asked while that call still ran, it would sit the REBUTTAL out as busy.
 CONFIG = """\
 clis:
+  patient:
+    adapter: sim
+    env:
+      COUNCIL_SIM_DELAY: "1.5"
+      COUNCIL_SIM_PHASES: "RESPOND"
   slow:
     adapter: sim
     env:
@@ -105,6 +113,8 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> Shown:
         "--sim",
         "--rounds",
         "3",
+        "--advocate",
+        "patient",
         "--with",
         "slow,flaky",
         "--timeout",
