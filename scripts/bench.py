@@ -258,6 +258,36 @@ def startup(argv: list[str], runs: int = 10, cwd: Path | None = None) -> float:
     return statistics.median(times)
 
 
+# A simulator whose `--version` probe takes PROBE_S (as gemini's takes ~1.5 s): READY late.
+PROBE_S = 1.5
+SLOW_PROBE = """\
+import sys, time
+sys.path.insert(0, {root!r})
+if "--version" in sys.argv[1:]:
+    time.sleep({probe_s})
+from council.sim.__main__ import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def slow_probe(project: Project, d: float) -> dict[str, float]:
+    """Start to the first ACTION of a debate with one proxy slow to probe, and with none
+    (medians of REPEAT runs each, interleaved so load hits both alike)."""
+    script = project.root / "slow_probe.py"
+    root = str(Path(council.__file__).resolve().parents[1])
+    script.write_text(SLOW_PROBE.format(root=root, probe_s=PROBE_S))
+    config = (
+        f"clis:\n  sim-slowprobe:\n    adapter: sim\n"
+        f"    command: [{sys.executable}, -I, -S, {script}]\n"
+    )
+    firsts: dict[str, list[float]] = {"slow": [], "none": []}
+    for _ in range(REPEAT):
+        for name, proxy in (("slow", "sim-slowprobe"), ("none", "sim")):
+            run = project.debate("--with", proxy, config=config, COUNCIL_SIM_DELAY=str(d))
+            firsts[name].append(run.first_action_after_s())
+    return {name: statistics.median(times) for name, times in firsts.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -315,6 +345,23 @@ def main() -> int:
                 f"{until_action:.3f} s / {per_phase * 1000:.0f} ms",
                 "(breakdown)",
                 None,
+            )
+        )
+
+        # 1b. READY per seat: a proxy slow to probe does not hold up the PROPOSAL.
+        first = slow_probe(project, d)
+        figures["first_action_with_slow_probe_s"] = {
+            "probe_s": PROBE_S,
+            "slow": round(first["slow"], 3),
+            "none": round(first["none"], 3),
+        }
+        rows.append(
+            (
+                f"start to first ACTION, a proxy's probe {PROBE_S:g} s / none",
+                f"{first['slow']:.3f} / {first['none']:.3f} s "
+                f"({first['slow'] - first['none']:+.3f} s)",
+                "<= +0.2 s",
+                first["slow"] - first["none"] <= 0.2,
             )
         )
 

@@ -139,3 +139,34 @@ def gated_sim(project: Project, name: str, *, phase: str, after: str, pause_s: f
         f"    env:\n      GATE_PHASE: {phase}\n      GATE_AFTER: {after}\n"
         f"      GATE_PAUSE_S: '{pause_s}'\n"
     )
+
+
+# A simulator seat whose READY comes late: its `--version` probe answers only once the
+# simulator's call log shows a call of GATE_AFTER (or after GATE_CAP_S, so a council that
+# waits for this READY before that call is not hung, only wrong). Ordered by the log, not by
+# a sleep, so the test's order of events holds on a busy machine.
+LATE_READY_SIM = """\
+import os, subprocess, sys, time
+
+argv = sys.argv[1:]
+if "--version" in argv:
+    after = os.environ["GATE_AFTER"] + "\\t"
+    give_up = time.monotonic() + float(os.environ["GATE_CAP_S"])
+    with open(os.environ["COUNCIL_SIM_COUNT_FILE"], encoding="utf-8") as log:
+        while not any(line.startswith(after) for line in log) and time.monotonic() < give_up:
+            time.sleep(0.02)
+            log.seek(0)
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim).returncode)
+"""
+
+
+def late_ready_sim(project: Project, name: str, *, after: str, cap_s: float = 8.0) -> str:
+    """council.yaml lines (under `clis:`) for a simulator seat `name` whose READY probe
+    answers only once a call of `after` has started (see LATE_READY_SIM)."""
+    script = project.root.parent / "late_ready_sim.py"
+    script.write_text(LATE_READY_SIM)
+    return (
+        f"  {name}:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
+        f"    env:\n      GATE_AFTER: {after}\n      GATE_CAP_S: '{cap_s}'\n"
+    )

@@ -13,7 +13,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from project import QUESTION, Project, validate, wait_for
+from project import QUESTION, Project, late_ready_sim, validate, wait_for
+
+from fakes.install import install_fakes
 
 
 @pytest.fixture
@@ -94,13 +96,81 @@ def test_a_three_round_debate_with_two_proxies_writes_the_whole_record(project):
     assert run.stderr.strip().endswith(f"saved: .scratchpad/{record.name}/")
 
 
-def test_every_seat_reports_ready_before_the_first_action(project):
+def test_every_seat_reports_ready_before_its_own_first_action(project):
     run = project.run("debate", QUESTION, "--sim", "--with", "sim,sim")
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
-    first_action = next(m["seq"] for m in transcript if m["kind"] == "dm" and m["action"])
-    ready = {m["from"] for m in transcript if m["kind"] == "ready" and m["seq"] < first_action}
-    assert ready == {"advocate", "critic", "proxy-sim", "proxy-sim-2"}
+    ready = {m["from"]: m["seq"] for m in transcript if m["kind"] == "ready"}
+    assert set(ready) == {"advocate", "critic", "proxy-sim", "proxy-sim-2"}
+    for seat, seq in ready.items():
+        first_action = next(m["seq"] for m in transcript if m["kind"] == "dm" and m["to"] == seat)
+        assert seq < first_action, seat
+    assert "ready 4/4" in run.stderr
+
+
+def seq_of(transcript: list[dict], **fields: str) -> int:
+    """The seq of the first transcript line with these fields."""
+    return next(m["seq"] for m in transcript if all(m.get(k) == v for k, v in fields.items()))
+
+
+def test_a_challenger_that_becomes_ready_late_still_gets_its_action(project):
+    # Its probe answers only once the advocate's PROPOSAL call has started: a PROPOSAL that
+    # waited for every READY would wait for it in vain (until the probe gives up).
+    project.write_config("clis:\n" + late_ready_sim(project, "lateready", after="PROPOSAL"))
+    run = project.run(
+        "debate", QUESTION, "--advocate", "sim", "--critic", "sim", "--lead", "sim",
+        "--with", "lateready", "--json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    transcript = project.transcript()
+    proposal = seq_of(transcript, kind="dm", to="advocate", action="PROPOSAL")
+    ready = seq_of(transcript, kind="ready", **{"from": "proxy-lateready"})
+    first_action = seq_of(transcript, kind="dm", to="proxy-lateready")
+    assert proposal < ready < first_action
+    assert {m["from"] for m in transcript if m["kind"] == "ready"} == {
+        "advocate",
+        "critic",
+        "proxy-lateready",
+    }
+    assert "ready 3/3" in run.stderr
+    result = json.loads(run.stdout)
+    late = {
+        c["phase"]: c["status"] for c in result["contributions"] if c["seat"] == "proxy-lateready"
+    }
+    assert late == {"BLIND_TAKE": "ok", "CHALLENGE": "ok"}
+    assert next(s for s in result["seats"] if s["name"] == "proxy-lateready")["status"] == "ok"
+
+
+def test_a_dropped_advocate_is_replaced_and_its_replacement_writes_the_proposal(tmp_path):
+    project = Project(tmp_path)
+    fakes = install_fakes(tmp_path / "bin", names=("gemini",))  # claude and codex missing
+    run = project.run(
+        "debate", QUESTION, "--advocate", "claude", "--critic", "sim", "--lead", "sim",
+        "--json", PATH=fakes.path_env(project.env()["PATH"]),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "advocate (claude) dropped: `claude` not found on PATH" in run.stderr
+    assert "the advocate is now gemini" in run.stderr
+    result = json.loads(run.stdout)
+    assert next(s for s in result["seats"] if s["name"] == "advocate")["cli"] == "gemini"
+    proposal = next(c for c in result["contributions"] if c["phase"] == "PROPOSAL")
+    assert (proposal["seat"], proposal["status"]) == ("advocate", "ok")
+    transcript = project.transcript()
+    readies = [m["seq"] for m in transcript if m["kind"] == "ready" and m["from"] == "advocate"]
+    assert len(readies) == 2  # claude's (not usable), then gemini's
+    assert readies[-1] < seq_of(transcript, kind="dm", to="advocate", action="PROPOSAL")
+    assert len([c for c in fakes.calls("gemini") if "--version" not in c["argv"]]) == 2
+
+
+def test_a_lead_whose_cli_cannot_run_exits_3_with_the_state_saved_failed(project):
+    run = project.run("debate", QUESTION, "--advocate", "sim", "--critic", "sim", "--lead", "codex")
+    assert run.returncode == 3, run.stderr
+    assert "the lead's CLI (codex) cannot run: `codex` not found on PATH" in run.stderr
+    state = json.loads((project.record() / "state.json").read_text())
+    assert (state["status"], state["exit_code"], state["decision"]) == ("failed", 3, None)
+    assert state["error"].startswith("the lead's CLI (codex) cannot run")
+    notes = [m["body"] for m in project.transcript() if m["kind"] == "system"]
+    assert any(n.startswith("stopped (the lead's CLI (codex) cannot run") for n in notes)
 
 
 def test_no_seat_calls_its_cli_without_an_action_dm(project):

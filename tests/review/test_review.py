@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from council.review.sarif import FINGERPRINT
-from project import Project, gated_sim
+from project import Project, gated_sim, late_ready_sim
 from review.helpers import (
     SERVICE,
     finding_titled,
@@ -91,6 +91,29 @@ def test_the_blind_reviews_run_in_parallel(project):
     # Each call's interval, as the record has it: its start and its attempts' spans.
     spans = [(c["started_at"], c["started_at"] + sum(s[1] for s in c["spans"])) for c in calls]
     assert max(start for start, _ in spans) < min(end for _, end in spans)
+
+
+def test_a_reviewer_that_becomes_ready_late_still_reviews_and_cross_checks(project):
+    """Its READY probe answers only once the other reviewer's REVIEW call has started: the
+    REVIEW went out to the one that was READY without waiting for it."""
+    project.write_config("clis:\n" + late_ready_sim(project, "lateready", after="REVIEW"))
+    run = project.run(
+        "review", "--files", "service.py", "--with", "sim,lateready", "--format", "json"
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = result_of(run)
+    validate_review(result)
+    late = reviewer(result, "reviewer-lateready")
+    assert (late["review"], late["cross_check"]) == ("ok", "ok")
+    transcript = project.transcript()
+    first = next(m["seq"] for m in transcript if m["kind"] == "dm" and m["to"] == "reviewer-sim")
+    ready = next(
+        m["seq"] for m in transcript if m["kind"] == "ready" and m["from"] == "reviewer-lateready"
+    )
+    asks = [m for m in transcript if m["kind"] == "dm" and m["to"] == "reviewer-lateready"]
+    assert [m["action"] for m in asks] == ["REVIEW", "CROSS_CHECK"]
+    assert first < ready < asks[0]["seq"]
+    assert "ready 2/2" in run.stderr
 
 
 def test_no_prompt_names_another_reviewers_seat_cli_or_model(project):

@@ -1,11 +1,19 @@
 """Who sits in a debate: the panel's SETUP + READY (`council.panel.roster`), plus what only a
 debate has (docs/spec/protocol.md section 3, "READY handshake"): the lead's own CLI resolved
 beside the seats, and a dropped advocate replaced by the next installed CLI.
+
+The lead's CLI is needed only for the DECISION (and the convergence check), so its probe is
+not waited for before the PROPOSAL; the synthesis waits for it (`lead_tool_ready`). A lead
+whose CLI cannot run stops the run as soon as its probe says so (a second or so into the
+PROPOSAL at most): exit 3, the state saved as failed, nothing spent on a debate whose DECISION
+nobody could write.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+
+import anyio
 
 from council.adapters import adapter_for, default_order
 from council.adapters.base import Tool
@@ -15,7 +23,7 @@ from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.debate.plan import DebatePlan
 from council.errors import NoUsableCliError
-from council.panel.bus import Bus, Kind
+from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.journal import Journal
 from council.panel.roster import Roster
@@ -50,58 +58,59 @@ class DebateRoster(Roster):
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None
-        self._lead_problem: str | None = None
+        self._lead_resolved = anyio.Event()
+        self._advocates_tried = {plan.advocate.cli}
 
     @property
     def seats(self) -> tuple[SeatPlan, ...]:
         return self.plan.seats
 
     async def beside_ready(self) -> None:
-        """The lead's own CLI, resolved while the seats start."""
+        """The lead's own CLI, resolved while the seats start; one that cannot run stops the
+        run (raised here, in the seats' task group: every seat's call is cancelled)."""
         if self.plan.lead is None:
             return
-        resolved = await self.tools.resolve(adapter_for(self.plan.lead.cli, self.config.clis))
+        lead = self.plan.lead
+        resolved = await self.tools.resolve(adapter_for(lead.cli, self.config.clis))
         if resolved.tool is None:
-            self._lead_problem = (
-                f"the lead's CLI ({self.plan.lead.cli}) cannot run: "
-                f"{resolved.problem}; choose another with --lead, or --lead caller"
-            )
-            return
-        self.lead_tool = resolved.tool
-        self.record_tool(self.plan.lead, resolved.tool)
-
-    async def after_ready(self) -> None:
-        if self._lead_problem is not None:
             self.journal.state.status = "failed"
             self.journal.save()
-            raise NoUsableCliError(self._lead_problem)
-        if self.plan.advocate.name not in self.ready:
-            await self._replace_advocate()
+            raise NoUsableCliError(
+                f"the lead's CLI ({lead.cli}) cannot run: "
+                f"{resolved.problem}; choose another with --lead, or --lead caller"
+            )
+        self.lead_tool = resolved.tool
+        self.record_tool(lead, resolved.tool)
+        await self.journal.note(
+            f"lead's CLI ready: {lead.cli} {resolved.tool.version or ''}".rstrip(),
+            path=resolved.tool.command[0],
+        )
+        self._lead_resolved.set()
 
-    async def _replace_advocate(self) -> None:
+    async def lead_tool_ready(self) -> Tool:
+        """The lead's CLI, once its probe has found it (the DECISION needs it)."""
+        await self._lead_resolved.wait()
+        assert self.lead_tool is not None
+        return self.lead_tool
+
+    async def dropped(self, seat: SeatPlan) -> None:
         """A dropped advocate is replaced by the next installed CLI (docs/spec/protocol.md,
-        "READY handshake")."""
-        tried = {self.plan.advocate.cli}
+        "READY handshake"); the replacement goes through READY as any seat does."""
+        if seat.name != self.plan.advocate.name:
+            return
         for cli in default_order():
-            if cli in tried or self.plan.simulated:
+            if cli in self._advocates_tried or self.plan.simulated:
                 continue
-            tried.add(cli)
+            self._advocates_tried.add(cli)
             resolved = await resolve_tool(adapter_for(cli, self.config.clis))
             if resolved.tool is None:
                 continue
-            seat = replace(self.plan.advocate, cli=cli, model=None)
-            self.plan = replace(self.plan, advocate=seat)
+            advocate = replace(self.plan.advocate, cli=cli, model=None)
+            self.plan = replace(self.plan, advocate=advocate)
             self.journal.state.plan = self.plan.to_json()
             await self.journal.warn(f"the advocate is now {cli}")
-            self.start(seat)
-            message = await self.receive(self.plan.ready_timeout_s)
-            while message is not None and not (
-                message.kind is Kind.READY and message.sender == seat.name
-            ):
-                message = await self.receive(self.plan.ready_timeout_s)
-            if message is not None and message.payload.ok:
-                await self.report(seat, message.payload)
-                return
+            self.start(advocate)
+            return
         self.journal.state.status = "failed"
         self.journal.save()
         raise NoUsableCliError(

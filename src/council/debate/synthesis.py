@@ -44,13 +44,14 @@ class Synthesis:
         if stored is not None and stored.status == "ok":
             return stored
         seat = self.plan.lead
-        assert seat is not None and self.roster.lead_tool is not None
+        assert seat is not None
+        tool = await self.roster.lead_tool_ready()  # resolved beside the seats, long since
         adapter = adapter_for(seat.cli, self.roster.config.clis)
         room = self.roster.build_room("lead")
         site = CallSite(
             seat=seat.name,
             adapter=adapter,
-            tool=self.roster.lead_tool,
+            tool=tool,
             record_dir=self.journal.record.path,
             room=room,
             soft_timeout_s=soft_timeout_of(seat, adapter),

@@ -4,6 +4,10 @@ progressive wait that moves on without a straggler, and the straggler's late ans
 comes. The protocol names the template and its values; what every one of its prompts shares
 (the question, the technical context, the labels) comes from its `values` callback.
 
+A seat is asked only once it is READY: asked before, it is `Unready`, and its order goes out
+the moment its READY comes in (`Roster.on_ready`), whichever phase the lead is gathering then;
+the phase waits for it (a seat dropped at READY is never asked).
+
 A seat has at most one ACTION in flight. A straggler asked for the next phase is `Busy`: the
 phase asks it once its late answer is in, if the phase is still collecting then (its soft
 timeout counts from that ask, and its prompt gets that late answer as `own_late`); when the
@@ -12,6 +16,7 @@ phase closes first, the seat sits it out, stored as `skipped` with the reason `b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -82,7 +87,23 @@ class Busy:
         return self.order.stem
 
 
-Asked = Pending | Contribution | Busy
+@dataclass
+class Unready:
+    """A seat asked before it reported READY: its order is sent as soon as it does."""
+
+    order: Order
+    sent: Pending | None = None
+
+    @property
+    def seat(self) -> SeatPlan:
+        return self.order.seat
+
+    @property
+    def stem(self) -> str:
+        return self.order.stem
+
+
+Asked = Pending | Contribution | Busy | Unready
 BUSY = "busy"  # the reason a seat sat a phase out: still answering its earlier ask
 
 
@@ -108,6 +129,8 @@ class Dispatch:
         # beat the proposal): the next gather of their stems finds them here.
         self.arrived: dict[str, Contribution] = {}
         self.background: TaskGroup | None = None  # set while the seats sit
+        self.unready: dict[str, Unready] = {}  # seat name -> its order, sent once READY
+        roster.on_ready = self._ready
         self._warmed = False
 
     def take_unseen_late(self) -> list[Contribution]:
@@ -152,6 +175,9 @@ class Dispatch:
             progress.seat(seat.name, phase=phase, state="reused", words=stored.words)
             return stored
         order = Order(seat, phase, round_no, template, limit, stem, vote, whole, values)
+        if self.roster.starting(seat):
+            self.unready[seat.name] = Unready(order)
+            return self.unready[seat.name]
         earlier = self.in_flight.get(seat.name)
         if earlier is None:
             return await self._send(order)
@@ -167,10 +193,18 @@ class Dispatch:
         )
         return Busy(order, earlier, once_free)
 
+    async def _ready(self, seat: SeatPlan) -> None:
+        """The seat has reported READY: send what was asked of it meanwhile."""
+        waiting = self.unready.pop(seat.name, None)
+        if waiting is not None:
+            waiting.sent = await self._send(waiting.order)
+
     async def _send(self, order: Order, *, own_late: Contribution | None = None) -> Pending:
         """Render the prompt and send the ACTION DM. `own_late`: the seat's own answer that
         came after its phase had closed, so no prompt of that phase could quote it."""
-        seat, phase, round_no, limit = order.seat, order.phase, order.round, order.limit
+        # The seat as it sits now: a dropped advocate's order goes to its replacement.
+        seat = self.roster.seat(order.seat.name) or order.seat
+        phase, round_no, limit = order.phase, order.round, order.limit
         prompt = render(
             order.template,
             phase=phase,
@@ -222,31 +256,42 @@ class Dispatch:
         """Wait for the asked seats. With `progressive`, move on when all but one answered
         and the missing one has run its soft timeout; it becomes a straggler.
 
-        The phase is collecting while a seat it asked has not answered (or, when every seat
-        it would ask was busy, until the first of them is free). A busy seat is asked once
-        its late answer is in, if the phase is still collecting then; a seat still busy when
-        the phase closes sits it out (`skipped`, reason `busy`). Returns the answers of the
-        seats that were asked, in the order asked."""
+        A seat not yet READY is asked the moment it is (the phase waits for its READY). The
+        phase is collecting while a seat it asked has not answered (or, when every seat it
+        would ask was busy, until the first of them is free). A busy seat is asked once its
+        late answer is in, if the phase is still collecting then; a seat still busy when the
+        phase closes sits it out (`skipped`, reason `busy`). Returns the answers of the seats
+        that were asked, in the order asked."""
         done = {a.stem: a for a in asked if isinstance(a, Contribution)}
         pending = {a.stem: a for a in asked if isinstance(a, Pending)}
+        unready = {a.seat.name: a for a in asked if isinstance(a, Unready)}
         busy = {a.seat.name: a for a in asked if isinstance(a, Busy)}
         stems = [a.stem for a in asked]
-        opened = bool(done or pending)  # a seat of this phase was asked (or reused)
-        for stem in [s for s in pending if s in self.arrived]:
-            pending.pop(stem)
-            done[stem] = self.arrived.pop(stem)
+        opened = bool(done or pending or unready)  # a seat of this phase was asked (or reused)
         for name, waiting in list(busy.items()):
             late = self.journal.state.contribution(waiting.earlier.stem)
             if self.in_flight.get(name) is not waiting.earlier and late is not None:
                 busy.pop(name)  # freed since it was asked: the phase has only begun
-                opened |= await self._ask_freed(waiting, late, pending, opened=False)
-        while pending or (busy and not opened):
+                opened |= await self._ask_freed(waiting, late, pending, collecting=True)
+        while True:
+            for name, waiting in list(unready.items()):
+                if waiting.sent is not None:  # READY since: its order went out then
+                    del unready[name]
+                    pending[waiting.sent.stem] = waiting.sent
+                elif not self.roster.starting(waiting.seat):  # dropped at READY: never asked
+                    del unready[name]
+            for stem in [s for s in pending if s in self.arrived]:
+                pending.pop(stem)
+                done[stem] = self.arrived.pop(stem)
+            if not (pending or unready or (busy and not opened)):
+                break
             now = anyio.current_time()
             # A worker that never answers (a bug) must not hang the debate.
             horizon = min(
-                [p.lost_at for p in pending.values()] + [b.earlier.lost_at for b in busy.values()]
+                [p.lost_at for p in pending.values()] + [b.earlier.lost_at for b in busy.values()],
+                default=math.inf,
             )
-            if progressive and len(pending) == 1:  # all but one answered (or a lone seat)
+            if progressive and len(pending) == 1 and not unready:  # all but one answered
                 (last,) = pending.values()
                 move_on_at = last.sent_at + last.soft_s
                 if now >= move_on_at:
@@ -270,35 +315,33 @@ class Dispatch:
                 for name, waiting in list(busy.items()):
                     if now >= waiting.earlier.lost_at:
                         self.stragglers.pop(waiting.earlier.stem, None)
-                        freed = self._lost(waiting.earlier)
-                        opened |= await self._ask_freed(busy.pop(name), freed, pending, opened)
+                        freed = self._lost(busy.pop(name).earlier)
+                        collecting = bool(pending or unready) or not opened
+                        opened |= await self._ask_freed(waiting, freed, pending, collecting)
                 continue
-            message = await self.roster.receive(max(0.0, horizon - now))
+            within = None if horizon == math.inf else max(0.0, horizon - now)
+            message = await self.roster.receive(within)
             if message is None:
                 continue
             contribution = self.absorb(message)
             if contribution is None:
-                continue
+                continue  # a READY (its seat's order went out), or nothing for the lead
             if contribution.stem in pending:
                 pending.pop(contribution.stem)
                 done[contribution.stem] = self.arrived.pop(contribution.stem)
             waiting = busy.pop(contribution.seat, None)
             if waiting is not None:
-                opened |= await self._ask_freed(waiting, contribution, pending, opened)
+                collecting = bool(pending or unready) or not opened
+                opened |= await self._ask_freed(waiting, contribution, pending, collecting)
         for waiting in busy.values():
             await self._skip(waiting)
         return [done[stem] for stem in stems if stem in done]
 
     async def _ask_freed(
-        self,
-        waiting: Busy,
-        late: Contribution,
-        pending: dict[str, Pending],
-        opened: bool,
+        self, waiting: Busy, late: Contribution, pending: dict[str, Pending], collecting: bool
     ) -> bool:
         """A busy seat is free (`late`: the answer that freed it): ask it if the phase is
         still collecting, else it sits the phase out. True when it was asked."""
-        collecting = bool(pending) or not opened
         if not collecting:
             await self._skip(waiting)
             return False

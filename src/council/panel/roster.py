@@ -2,15 +2,18 @@
 "READY handshake").
 
 Every seat starts in parallel as a `SeatWorker` task and reports READY with its tool report.
-A seat that misses READY is restarted once, then dropped with a warning; a seat whose CLI is
-missing or unusable is dropped at once (a restart cannot install it). A protocol that needs
-more at READY (the debate resolves its lead's CLI and replaces a dropped advocate) subclasses
-`Roster` and fills in `beside_ready` and `after_ready`.
+The handshake is per seat and off the critical path: the protocol starts at once, and a seat
+is asked for its first phase when it is READY (`is_ready`; `on_ready` tells the dispatch).
+It runs inside `receive`, whatever the lead is waiting for: a READY is recorded there, a seat
+that misses READY is restarted once, then dropped with a warning; a seat whose CLI is missing
+or unusable is dropped at once (a restart cannot install it). A protocol that needs more
+(the debate resolves its lead's CLI and replaces a dropped advocate) subclasses `Roster` and
+fills in `beside_ready` and `dropped`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -64,7 +67,12 @@ class Roster:
         self.first_template = first_template  # compiled while the seats start
         self.tools = ToolCache()
         self.ready: dict[str, ReadyReport] = {}
+        # Told of each seat that becomes READY (the dispatch sends what waited for it).
+        self.on_ready: Callable[[SeatPlan], Awaitable[None]] | None = None
         self.inbox: MemoryObjectReceiveStream[Message] | None = None
+        self._due: dict[str, float] = {}  # seat still owed its READY -> when it misses it
+        self._restarted: set[str] = set()
+        self._stopped_by: str | None = None  # what ended the run beside the seats, if anything
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._tg: TaskGroup | None = None
 
@@ -74,15 +82,42 @@ class Roster:
         return self._planned
 
     def seated(self, seats: tuple[SeatPlan, ...]) -> list[SeatPlan]:
-        """The seats of `seats` that reported READY."""
-        return [s for s in seats if s.name in self.ready]
+        """The seats of `seats` that sit: READY, or still starting (not dropped)."""
+        return [s for s in seats if s.name in self.ready or s.name in self._due]
+
+    def is_ready(self, seat: SeatPlan) -> bool:
+        return seat.name in self.ready
+
+    def starting(self, seat: SeatPlan) -> bool:
+        """The seat has not reported READY yet, and is not dropped."""
+        return seat.name in self._due
 
     def seat(self, name: str) -> SeatPlan | None:
         return next((s for s in self.seats if s.name == name), None)
 
     async def receive(self, within_s: float | None) -> Message | None:
+        """The next message for the lead, or None after `within_s` (None: wait). The READY
+        handshake runs in here: a READY is recorded and returned (the caller may now ask that
+        seat); a seat that misses its READY is restarted, or dropped, and None is returned
+        early (the caller looks again at who sits)."""
         assert self.inbox is not None
-        return await receive(self.inbox, within_s)
+        deadline = None if within_s is None else anyio.current_time() + within_s
+        while True:
+            wake = min([t for t in (deadline, *self._due.values()) if t is not None], default=None)
+            timeout = None if wake is None else max(0.0, wake - anyio.current_time())
+            message = await receive(self.inbox, timeout)
+            if message is not None:
+                if message.kind is Kind.READY:
+                    await self._heard(message)
+                return message
+            now = anyio.current_time()
+            if wake is None or now < wake:
+                return None  # the inbox has closed
+            if any(due <= now for due in self._due.values()):
+                await self._missed_ready(now)
+                return None
+            if deadline is not None and now >= deadline:
+                return None
 
     @asynccontextmanager
     async def sitting(self, absorb: Callable[[Message], Any]) -> AsyncIterator[TaskGroup]:
@@ -97,10 +132,26 @@ class Roster:
                     tg.start_soon(anyio.to_thread.run_sync, warm_up, self.first_template)
                 for seat in self.seats:
                     self.start(seat)
-                await self._await_ready()
+                # Not waited for: each seat is asked once it is READY, and the protocol
+                # starts now (docs/spec/protocol.md section 3, "READY handshake").
+                beside_done = anyio.Event()
+
+                async def beside() -> None:
+                    try:
+                        await self.beside_ready()
+                    except Exception as exc:
+                        self._stopped_by = str(exc)  # the shutdown says why, not "interrupted"
+                        raise
+                    finally:
+                        beside_done.set()
+
+                tg.start_soon(beside)
                 cancelled = False
                 try:
                     yield tg
+                    # A protocol that ended before it was done (a lead's probe slower than
+                    # the whole debate) must not lose it with the seats' task group.
+                    await beside_done.wait()
                 except anyio.get_cancelled_exc_class():
                     # Ctrl-C or SIGTERM: the same cancellation is ending every seat, and each
                     # kills its CLI's tree on the way out; nobody is left to acknowledge.
@@ -131,6 +182,7 @@ class Roster:
         )
         scope = anyio.CancelScope()
         self._scopes[seat.name] = scope
+        self._due[seat.name] = anyio.current_time() + self.ready_timeout_s
 
         async def run() -> None:
             with scope:
@@ -140,10 +192,11 @@ class Roster:
         self.journal.progress.seat(seat.name, phase="SETUP", state="starting")
 
     async def beside_ready(self) -> None:
-        """Runs while the seats start (the debate resolves its lead's CLI here)."""
+        """Runs beside the seats while they start (the debate resolves its lead's CLI here);
+        it may raise a `CouncilError` that stops the run."""
 
-    async def after_ready(self) -> None:
-        """Runs once every seat is READY or dropped (the debate replaces its advocate here)."""
+    async def dropped(self, seat: SeatPlan) -> None:
+        """A seat was dropped at READY (the debate replaces its advocate here)."""
 
     def build_room(self, seat: str) -> Path:
         """The seat's clean room, built (or refreshed) outside the project; the record keeps
@@ -152,34 +205,34 @@ class Roster:
         self.journal.record.write_json("rooms.json", self.rooms.manifests)
         return room
 
-    async def _await_ready(self) -> None:
-        waiting = {seat.name: seat for seat in self.seats}
-        restarted: set[str] = set()
-        due = {name: anyio.current_time() + self.ready_timeout_s for name in waiting}
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self.beside_ready)
-            while waiting:
-                timeout = max(0.0, min(due[n] for n in waiting) - anyio.current_time())
-                message = await self.receive(timeout)
-                if message is not None and message.kind is Kind.READY:
-                    seat = waiting.pop(message.sender, None)
-                    if seat is not None:
-                        await self.report(seat, message.payload)
-                    continue
-                for name in [n for n in waiting if due[n] <= anyio.current_time()]:
-                    seat = waiting[name]
-                    self._scopes[name].cancel()
-                    if name in restarted:
-                        waiting.pop(name)
-                        await self.drop(
-                            seat, f"no READY within {self.ready_timeout_s:g}s (restarted once)"
-                        )
-                    else:
-                        restarted.add(name)
-                        await self.journal.warn(f"{name} missed READY; restarting it once")
-                        self.start(seat)
-                        due[name] = anyio.current_time() + self.ready_timeout_s
-        await self.after_ready()
+    async def _heard(self, message: Message) -> None:
+        """A READY: the seat sits (or is dropped, when its CLI cannot run)."""
+        seat = self.seat(message.sender)
+        if seat is None or self._due.pop(seat.name, None) is None:
+            return  # not owed one (a READY sent just before its seat was restarted)
+        await self.report(seat, message.payload)
+        if seat.name in self.ready and self.on_ready is not None:
+            await self.on_ready(seat)
+        await self._settled()
+
+    async def _missed_ready(self, now: float) -> None:
+        for name in [n for n, due in self._due.items() if due <= now]:
+            seat = self.seat(name)
+            assert seat is not None
+            self._scopes[name].cancel()
+            if name in self._restarted:
+                del self._due[name]
+                await self.drop(seat, f"no READY within {self.ready_timeout_s:g}s (restarted once)")
+            else:
+                self._restarted.add(name)
+                await self.journal.warn(f"{name} missed READY; restarting it once")
+                self.start(seat)
+        await self._settled()
+
+    async def _settled(self) -> None:
+        """Once no seat is still owed its READY: how many sit."""
+        if self._due:
+            return
         counted = f"ready {len(self.ready)}/{len(self.seats)}"
         self.journal.progress.info(counted)
         await self.journal.note(counted)
@@ -213,13 +266,16 @@ class Roster:
         self.record(seat, "dropped", problem=problem)
         self.journal.progress.seat(seat.name, phase="READY", state="dropped")
         await self.journal.warn(f"{seat.name} ({seat.cli}) dropped: {problem}")
+        await self.dropped(seat)
 
     async def _shutdown(self, absorb: Callable[[Message], Any], *, asked: bool) -> None:
         """SHUTDOWN each seat and wait for its acknowledgement (`asked`), or, when the seats
         are being cancelled already, only save the state."""
+        self._due.clear()  # no READY is waited for any more: no restart, no drop
         live = list(self.ready) if asked else []
         if not asked:
-            await self.journal.note("interrupted: seats stopped, their CLIs' trees killed")
+            why = "interrupted" if self._stopped_by is None else f"stopped ({self._stopped_by})"
+            await self.journal.note(f"{why}: seats stopped, their CLIs' trees killed")
         for name in live:
             await self.bus.send(Message(Kind.SHUTDOWN, LEAD, name, f"SHUTDOWN:{name}"))
         acked: set[str] = set()
