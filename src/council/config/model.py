@@ -42,9 +42,9 @@ class DebateSettings:
     total_lines: int = 2000
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
-    # Accepted and stored (docs/spec/config.md), not acted on yet: the BLIND TAKE phase is not
-    # every call starts its CLI (no warm workers).
     blind: bool = True
+    # Accepted and stored (docs/spec/config.md), not acted on yet: every call starts its CLI
+    # (no warm workers).
     max_warm_seats: int = 4
 
 

@@ -35,7 +35,7 @@ from council.panel.messages import LEAD, ReadyReport
 from council.panel.seat import SeatPlan
 from council.panel.seats import SeatWorker
 from council.prompts import warm_up
-from council.runner.resolve import ToolCache
+from council.runner.resolve import PROBE_TIMEOUT_S, ToolCache
 
 
 class Roster:
@@ -65,7 +65,9 @@ class Roster:
         self.ready_timeout_s = ready_timeout_s
         self.hard_timeout_factor = hard_timeout_factor
         self.first_template = first_template  # compiled while the seats start
-        self.tools = ToolCache()
+        # A probe may take the seat's whole READY window (gemini's `--version` takes 1.5 s on a
+        # quiet machine and ~9 s on a loaded one): off the critical path, slow is not broken.
+        self.tools = ToolCache(timeout_s=max(PROBE_TIMEOUT_S, ready_timeout_s))
         self.ready: dict[str, ReadyReport] = {}
         # Told of each seat that becomes READY (the dispatch sends what waited for it).
         self.on_ready: Callable[[SeatPlan], Awaitable[None]] | None = None
