@@ -13,10 +13,10 @@ server's URL and keys in the environment, as the contract tests do (tests/fakemo
 
 Two parts, each a median of --runs runs per D:
 - a debate (by default 3 rounds: claude advocate and lead, codex critic, gemini proxy): wall
-  time; the critical path rebuilt from the server's log (the model time
-  of the longest call of each phase, phases that run side by side counted once, summed);
-  council's overhead (wall minus critical path) and ratio; model requests per CLI call; bytes
-  sent per CLI and per debate against council's own prompt bytes;
+  time; the critical path rebuilt from the server's log (the model time of the longest call
+  of each phase, phases that run side by side counted once, summed); council's overhead
+  (wall minus critical path) and ratio; model requests per CLI call; bytes sent per CLI and
+  per debate against council's own prompt bytes;
 - each CLI alone: its `--version` probe as council runs it, then a 2-round debate in which it
   is the advocate (two calls; every other seat is the simulator): time to READY, spawn-to-exit
   per call, requests per call, bytes per request.
@@ -627,6 +627,12 @@ def delays(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f"--delays takes seconds like 0,2, not {text!r}") from None
 
 
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"takes a whole number >= 1, not {text!r}")
+    return int(text)
+
+
 def names(text: str) -> list[str]:
     return [n.strip() for n in text.split(",") if n.strip()]
 
@@ -640,24 +646,38 @@ def log(message: str) -> None:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
-        "--delays", type=delays, default=[0.0, 2.0], help="model delays D, seconds (0,2)"
+        "--delays",
+        type=delays,
+        default=[0.0, 2.0],
+        metavar="D[,D...]",
+        help="model delays, seconds (0,2)",
     )
-    parser.add_argument("--runs", type=int, default=3, help="runs per figure; medians (3)")
+    parser.add_argument(
+        "--runs", type=positive, default=3, metavar="N", help="runs per figure; medians (3)"
+    )
     parser.add_argument(
         "--debate",
         type=names,
         default=["claude", "codex", "gemini"],
+        metavar="CLI,CLI[,CLI...]",
         help="the debate's CLIs: advocate, critic, then proxies (claude,codex,gemini)",
     )
     parser.add_argument(
         "--lead", default="claude", help="the debate's lead (claude; `auto`: council's choice)"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="the debate's rounds (3)")
     parser.add_argument(
-        "--clis", type=names, help="the CLIs to bench alone (default: every installed one)"
+        "--rounds", type=positive, default=3, metavar="N", help="the debate's rounds (3)"
+    )
+    parser.add_argument(
+        "--clis",
+        type=names,
+        metavar="CLI[,CLI...]",
+        help="the CLIs to bench alone (default: every installed one)",
     )
     parser.add_argument("--no-debate", action="store_true", help="only the CLIs alone")
     parser.add_argument("--no-alone", action="store_true", help="only the debate")
@@ -671,7 +691,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "e.g. --variant base= --variant cold=--cold",
     )
     parser.add_argument(
-        "--keep", type=Path, help="work in this directory and keep it (records, runs.json)"
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="work in this directory and keep it: the records, every recorded run (runs.json) "
+        "and the figures (figures.json)",
     )
     return parser.parse_args(argv)
 
@@ -687,14 +711,21 @@ def seat_args(clis: Sequence[str], lead: str | None, rounds: int) -> list[str]:
 
 
 def run_bench(args: argparse.Namespace, work: Path) -> dict:
+    from fakemodel.clients import CLIENTS
     from fakemodel.installed import installed
     from fakemodel.server import FakeModelServer
 
     variants = args.variants or [Variant("default")]
     if len({v.name for v in variants}) != len(variants):
         raise SystemExit("bench-real: two variants share a name")
+    if not args.no_debate and len(args.debate) < 2:
+        raise SystemExit("bench-real: --debate needs an advocate and a critic: claude,codex")
     available = installed_clis()
     wanted = [*([] if args.no_debate else args.debate), *(args.clis or [])]
+    if unknown := [n for n in wanted if n not in CLIENTS]:
+        raise SystemExit(
+            f"bench-real: unknown CLI {', '.join(unknown)}; the known: {', '.join(CLIENTS)}"
+        )
     missing = [n for n in wanted if n not in available]
     if missing:
         raise SystemExit(
@@ -855,6 +886,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures = run_bench(args, work)
         except Failure as failure:
             raise SystemExit(f"bench-real: {failure}") from None
+        (work / "figures.json").write_text(json.dumps(figures, indent=2))
     print(json.dumps(figures, indent=2) if args.json else render(figures))
     return 0
 

@@ -196,3 +196,21 @@ def test_a_variants_arguments_follow_the_debates_and_its_config_file_precedes_th
     assert bench.Variant.parse("base=").argv(["Q?"])[-2:] == ["debate", "Q?"]
     with pytest.raises(Exception, match="needs a name"):
         bench.Variant.parse("=--cold")
+
+
+@pytest.mark.parametrize("runs", ["0", "-1", "two"])
+def test_a_run_count_below_one_is_refused_before_anything_runs(runs, capsys):
+    with pytest.raises(SystemExit) as refused:
+        bench.parse_args(["--runs", runs])
+    assert refused.value.code == 2
+    assert f"takes a whole number >= 1, not {runs!r}" in capsys.readouterr().err
+
+
+def test_an_unknown_cli_or_a_debate_without_a_critic_is_named_before_any_cli_runs(tmp_path):
+    with pytest.raises(SystemExit, match=r"unknown CLI claud; the known: .*claude"):
+        bench.run_bench(bench.parse_args(["--debate", "claud,codex"]), tmp_path)
+    with pytest.raises(SystemExit, match="unknown CLI nope"):
+        bench.run_bench(bench.parse_args(["--no-debate", "--clis", "nope"]), tmp_path)
+    with pytest.raises(SystemExit, match="needs an advocate and a critic"):
+        bench.run_bench(bench.parse_args(["--debate", "claude"]), tmp_path)
+    assert list(tmp_path.iterdir()) == []
