@@ -757,24 +757,28 @@ def run_bench(args: argparse.Namespace, work: Path) -> dict:
                 for v, by_d in raw["debate"].items()
             }
         if not args.no_alone:
-            figures["probes"], figures["alone"] = {}, {}
-            for name in args.clis or available:
-                env, _ = bench.environment([name], name)
-                timed = [probe_s(name, env) for _ in range(args.runs)]
-                figures["probes"][name] = {
-                    "probe_s": round(statistics.median(t for t, _ in timed), 4),
-                    "version": timed[0][1],
-                }
-                runs, failed = bench_alone(bench, name, variants, args)
-                raw["alone"][name] = runs
-                figures["alone"][name] = {
+            clis = args.clis or available
+            # Untimed, before the probes too: each CLI's first start on its new HOME writes
+            # caches a user already has.
+            for name in clis:
+                log(f"bench-real: {name} alone, warm-up (untimed)")
+                try:
+                    bench.debate([name], alone_seats(name), variants[0], 0.0, name)
+                except Failure as failure:  # its timed runs will say whether it stays so
+                    log(f"bench-real: {failure}")
+            figures["probes"] = bench_probes(bench, clis, args.runs)
+            raw["alone"], failed = bench_alone(bench, clis, variants, args)
+            figures["alone"] = {
+                name: {
                     v.name: {
-                        label(d): failed.get((v.name, label(d)))
-                        or medians([alone_figures(r) for r in runs[v.name][label(d)]])
+                        label(d): failed.get((name, v.name, label(d)))
+                        or medians([alone_figures(r) for r in raw["alone"][name][v.name][label(d)]])
                         for d in args.delays
                     }
                     for v in variants
                 }
+                for name in clis
+            }
         figures["load_at_run_start"] = {
             "min": round(min(bench.loads, default=0), 2),
             "max": round(max(bench.loads, default=0), 2),
@@ -809,33 +813,57 @@ def bench_debate(
     return runs
 
 
-def bench_alone(
-    bench: Bench, name: str, variants: Sequence[Variant], args: argparse.Namespace
-) -> tuple[dict[str, dict[str, list[dict]]], dict[tuple[str, str], dict]]:
-    """The recorded runs of `name` as the advocate of a 2-round debate of simulators, per
-    variant and D, and the variants and Ds whose debate failed (a CLI that does not work here
-    leaves a row that says so, not a stopped bench)."""
+def bench_probes(bench: Bench, clis: Sequence[str], runs: int) -> dict[str, dict]:
+    """The median `--version` probe of each CLI, the CLIs taken in turn in every run."""
+    envs = {name: bench.environment([name], name)[0] for name in clis}
+    timed: dict[str, list[tuple[float, str | None]]] = {name: [] for name in clis}
+    for _ in range(runs):
+        for name in clis:
+            timed[name].append(probe_s(name, envs[name]))
+    return {
+        name: {
+            "probe_s": round(statistics.median(t for t, _ in timed[name]), 4),
+            "version": timed[name][0][1],
+        }
+        for name in clis
+    }
+
+
+def alone_seats(name: str) -> list[str]:
+    """`name` the advocate of a 2-round debate whose other seats are the simulator."""
     seats = ["--advocate", _adapter(name), "--critic", "sim", "--lead", "sim"]
-    seats += ["--rounds", "2", "--no-blind"]
-    runs: dict[str, dict[str, list[dict]]] = {v.name: {} for v in variants}
-    failed: dict[tuple[str, str], dict] = {}
+    return [*seats, "--rounds", "2", "--no-blind"]
+
+
+def bench_alone(
+    bench: Bench, clis: Sequence[str], variants: Sequence[Variant], args: argparse.Namespace
+) -> tuple[dict[str, dict[str, dict[str, list[dict]]]], dict[tuple[str, str, str], dict]]:
+    """The recorded runs of each CLI as the advocate of a 2-round debate of simulators, per
+    CLI, variant and D, interleaved so that load hits every CLI, variant and D alike; and
+    those whose debate failed (a CLI that does not work here leaves a row that says so, not a
+    stopped bench)."""
+    runs: dict[str, dict[str, dict[str, list[dict]]]] = {
+        name: {v.name: {} for v in variants} for name in clis
+    }
+    failed: dict[tuple[str, str, str], dict] = {}
     for i in range(args.runs):
-        for delay in args.delays:
-            for variant in variants:
-                key = (variant.name, label(delay))
-                if key in failed:
-                    continue
-                try:
-                    run = bench.debate([name], seats, variant, delay, name)
-                except Failure as failure:
-                    failed[key] = {"failed": str(failure), "exit_code": failure.exit_code}
-                    log(f"bench-real: {failure}")
-                    continue
-                runs[variant.name].setdefault(label(delay), []).append(run)
-                log(
-                    f"bench-real: {name} alone {variant.name} D={delay:g} run {i + 1}: "
-                    f"wall {run['wall_s']:.2f} s, load {bench.loads[-1]:.2f}"
-                )
+        for name in clis:
+            for delay in args.delays:
+                for variant in variants:
+                    key = (name, variant.name, label(delay))
+                    if key in failed:
+                        continue
+                    try:
+                        run = bench.debate([name], alone_seats(name), variant, delay, name)
+                    except Failure as failure:
+                        failed[key] = {"failed": str(failure), "exit_code": failure.exit_code}
+                        log(f"bench-real: {failure}")
+                        continue
+                    runs[name][variant.name].setdefault(label(delay), []).append(run)
+                    log(
+                        f"bench-real: {name} alone {variant.name} D={delay:g} run {i + 1}: "
+                        f"wall {run['wall_s']:.2f} s, load {bench.loads[-1]:.2f}"
+                    )
     return runs, failed
 
 
