@@ -214,3 +214,18 @@ def test_an_unknown_cli_or_a_debate_without_a_critic_is_named_before_any_cli_run
     with pytest.raises(SystemExit, match="needs an advocate and a critic"):
         bench.run_bench(bench.parse_args(["--debate", "claude"]), tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cli_that_fails_some_runs_keeps_the_figures_of_the_others_and_counts_the_failures(
+    alone,
+):
+    """Under load a slow `--version` probe can miss its timeout and the seat is dropped."""
+    failure = {"failed": "council debate (gemini, default, D=0) exited 3: dropped", "exit_code": 3}
+    faster = copy.deepcopy(alone)
+    for call in faster["calls"]:
+        call["latency_s"] -= 1.0
+    cell = bench.alone_cell([alone, faster], [failure])
+    assert cell["failed_runs"] == 1
+    assert cell["call_s"] == pytest.approx(bench.alone_figures(alone)["call_s"] - 0.5)
+    assert bench.alone_cell([], [failure, failure]) == {**failure, "failed_runs": 2}
+    assert "failed" not in cell
