@@ -130,18 +130,30 @@ def phase_label(call: dict) -> str:
 
 def phases(run: dict) -> dict[str, dict]:
     """Per step of the critical path, in the order they ran: calls, model requests, the model
-    time of its longest call and its longest call's spawn-to-exit."""
+    time of its longest call, its longest call's spawn-to-exit, and its span: from its first
+    call's spawn to its last call's exit (a seat asked late, once it is READY, widens it)."""
     owned, _ = attribute(run["calls"], run["requests"])
     steps: dict[str, dict] = {}
     for call in sorted(run["calls"], key=lambda c: c["started_at"]):
         step = steps.setdefault(
-            phase_label(call), {"calls": 0, "requests": 0, "model_s": 0.0, "longest_call_s": 0.0}
+            phase_label(call),
+            {
+                "calls": 0,
+                "requests": 0,
+                "model_s": 0.0,
+                "longest_call_s": 0.0,
+                "started_at": call["started_at"],
+                "ended_at": call["ended_at"],
+            },
         )
         mine = owned[call["stem"]]
         step["calls"] += 1
         step["requests"] += sum(1 for r in mine if is_model(r))
         step["model_s"] = max(step["model_s"], model_s(mine, run["delay_s"]))
         step["longest_call_s"] = max(step["longest_call_s"], call["latency_s"])
+        step["ended_at"] = max(step["ended_at"], call["ended_at"])
+    for step in steps.values():
+        step["span_s"] = step["ended_at"] - step["started_at"]
     return steps
 
 
@@ -182,7 +194,9 @@ def debate_figures(run: dict) -> dict:
     of the model time of each step's longest call."""
     steps = phases(run)
     path = sum(s["model_s"] for s in steps.values())
-    calls_path = sum(s["longest_call_s"] for s in steps.values())
+    # While a step runs, the CLIs hold the path; between steps, council does (steps that
+    # overlap, as a straggler's late call can, count once).
+    calls_path = union_s((s.pop("started_at"), s.pop("ended_at")) for s in steps.values())
     wall = run["wall_s"]
     first_action = run["first_action_at"] - run["started_at"]
     _, stray = attribute(run["calls"], run["requests"])
@@ -193,9 +207,10 @@ def debate_figures(run: dict) -> dict:
         "critical_path_s": path,
         "overhead_s": wall - path,
         "ratio": wall / path if path else None,
-        # The overhead split: until the first ACTION (start-up, context, every probe and
-        # READY), the CLIs' own time on the critical path (spawn-to-exit of each step's
-        # longest call beyond its model time), and what is left: council between calls.
+        # The overhead split: until the first ACTION (start-up, context, the probes and
+        # READYs it waits for), the CLIs' own time on the critical path (each step's span,
+        # from its first spawn to its last exit, beyond its model time), and what is left:
+        # council between steps.
         "first_action_s": first_action,
         "clis_on_path_s": calls_path - path,
         "council_between_calls_s": wall - first_action - calls_path,

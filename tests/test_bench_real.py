@@ -71,12 +71,35 @@ def test_the_recorded_debates_critical_path_is_its_five_sequential_model_turns(d
 
 def test_the_overhead_splits_into_start_up_the_clis_own_time_and_council_between_calls(debate):
     figures = bench.debate_figures(debate)
+    spans = [s["span_s"] for s in figures["phases"].values()]
     longest = [7.61, 7.79, 2.82, 6.74, 3.16]  # each step's slowest call, from the record
-    assert figures["clis_on_path_s"] == pytest.approx(sum(longest) - 10.0)
+    # READY was a barrier: a step's calls started together, so its span is its slowest call.
+    assert spans == pytest.approx(longest, abs=0.02)
+    assert figures["clis_on_path_s"] == pytest.approx(sum(spans) - 10.0)
     assert figures["first_action_s"] == pytest.approx(3.881, abs=0.001)
-    assert figures["first_action_s"] + sum(longest) + figures[
+    assert figures["first_action_s"] + sum(spans) + figures[
         "council_between_calls_s"
     ] == pytest.approx(debate["wall_s"])
+
+
+def test_a_seat_asked_late_once_it_is_ready_widens_its_step_not_councils_share(debate):
+    """READY per seat: the PROPOSAL goes out at once, a slow-to-probe proxy's BLIND TAKE
+    later; the wait is the CLI's, on the path, not council's between steps."""
+    before = bench.debate_figures(copy.deepcopy(debate))
+    owned, _ = bench.attribute(debate["calls"], debate["requests"])
+    late = [c for c in debate["calls"] if c["phase"] != "PROPOSAL"]  # BLIND TAKE onwards
+    for call in late:
+        call["started_at"] += 3.0
+        call["ended_at"] += 3.0
+        for r in owned[call["stem"]]:
+            r["at"] += 3.0
+    debate["wall_s"] += 3.0
+    after = bench.debate_figures(debate)
+    assert after["critical_path_s"] == pytest.approx(10.0)
+    assert after["council_between_calls_s"] == pytest.approx(
+        before["council_between_calls_s"], abs=0.01
+    )
+    assert after["clis_on_path_s"] > before["clis_on_path_s"] + 2.0
 
 
 def test_bytes_are_counted_per_cli_against_councils_own_prompts(debate):
