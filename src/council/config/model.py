@@ -42,9 +42,8 @@ class DebateSettings:
     total_lines: int = 2000
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
-    # Accepted and stored (docs/spec/config.md), not acted on yet: the BLIND TAKE phase is not
-    # every call starts its CLI (no warm workers).
     blind: bool = True
+    # Seats that keep their CLI running as a warm worker (runner/warm.py), in seat order.
     max_warm_seats: int = 4
 
 
