@@ -163,3 +163,34 @@ def test_ctrl_c_mid_call_tears_every_worker_down_and_the_run_resumes(
         "proxy-gemini": "warm",
     }
     assert fakes.leftovers() == []
+
+
+def test_kimi_cli_without_a_kimi_login_spawns_per_call_and_says_why(
+    project: Project, tmp_path: Path
+):
+    fakes = install_fakes(tmp_path / "bin")
+    fakes.set("kimi", variant="kimi-cli")
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "app.py",
+        "--advocate",
+        "sim",
+        "--critic",
+        "kimi",
+        "--lead",
+        "sim",
+        "--rounds",
+        "2",
+        "--json",
+        PATH=fakes.path_env(project.env()["PATH"]),
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    critic = next(s for s in result["seats"] if s["name"] == "critic")
+    assert critic["worker"]["mode"] == "spawn" and "logged in" in critic["worker"]["problem"]
+    assert critic["status"] == "ok" and critic["calls"] >= 1
+    assert [c for c in fakes.calls("kimi") if c.get("warm")] == []
+    assert any("critic spawns its CLI per call" in m["body"] for m in project.transcript())

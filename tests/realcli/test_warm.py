@@ -21,7 +21,10 @@ from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
 
-WARM = ("gemini", "qwen")
+WARM = ("gemini", "qwen", "kimi-code", "kimi-cli")
+# Both kimis end a turn the model refused (429, 500) with no text and no error: the call is
+# redone spawned, which classifies it.
+REDONE_SPAWNED = ("kimi-code", "kimi-cli")
 SOFT_S = 30.0
 # qwen retries a 500 on its own for about 80 s (1.5 s doubling to 30 s) whatever its settings
 # say: its 500 test waits that long, once.
@@ -50,6 +53,17 @@ def council_processes() -> list[psutil.Process]:
     return alive
 
 
+def warm_seat(real_cli, cli: str):
+    """The CLI as a seat runs it warm: kimi-cli's `kimi acp` opens sessions only for a user
+    logged in with a Kimi account, so its test user is (a placeholder token)."""
+    seat = real_cli(cli)
+    if cli == "kimi-cli":
+        creds = seat.home / ".kimi" / "credentials"
+        creds.mkdir(parents=True, exist_ok=True)
+        (creds / "kimi-code.json").write_text(json.dumps({"access_token": "placeholder"}))
+    return seat
+
+
 async def _kill(worker) -> None:
     """SIGKILL the worker's process group (the CLI and what it started) between two calls,
     and wait until council has seen it go."""
@@ -62,7 +76,7 @@ async def _kill(worker) -> None:
 async def test_one_worker_answers_every_call_in_a_new_session_that_holds_no_other_call(
     real_cli, cli
 ):
-    seat = real_cli(cli)
+    seat = warm_seat(real_cli, cli)
     nonces = [f"nonce-{i}-{secrets.token_hex(6)}" for i in range(4)]
     prompts = [f"ACTION: PROPOSAL\nQuestion {i}: keep {n} in mind?\n" for i, n in enumerate(nonces)]
     async with seat.warm_worker() as worker:
@@ -85,7 +99,7 @@ async def test_one_worker_answers_every_call_in_a_new_session_that_holds_no_othe
 
 @pytest.mark.parametrize("cli", WARM)
 async def test_a_write_the_model_asks_for_never_happens_on_a_warm_worker(real_cli, cli, tmp_path):
-    seat = real_cli(cli)
+    seat = warm_seat(real_cli, cli)
     project = tmp_path / "project"
     project.mkdir()
     outside = project / "evil.py"
@@ -115,7 +129,7 @@ async def test_a_write_the_model_asks_for_never_happens_on_a_warm_worker(real_cl
 async def test_the_hard_limit_cancels_the_session_and_the_worker_serves_the_next_call(
     real_cli, cli
 ):
-    seat = real_cli(cli)
+    seat = warm_seat(real_cli, cli)
     async with seat.warm_worker() as worker:
         pid = worker.pid
         hung = await seat.ask("Question: hang? [[fake:hang]]", soft=2, hard=3, warm=worker)
@@ -131,7 +145,7 @@ async def test_the_hard_limit_cancels_the_session_and_the_worker_serves_the_next
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("cli", WARM)
 async def test_a_server_error_on_a_warm_worker_is_classified_rate_limited(real_cli, cli):
-    seat = real_cli(cli)
+    seat = warm_seat(real_cli, cli)
     soft = ERROR_SOFT_S.get(cli, SOFT_S)
     async with seat.warm_worker() as worker:
         failed = await seat.ask(
@@ -139,13 +153,14 @@ async def test_a_server_error_on_a_warm_worker_is_classified_rate_limited(real_c
         )
         after = await seat.ask("Question: and now?", soft=SOFT_S, warm=worker)
     assert failed.status is Status.RATE_LIMITED, (failed.detail, failed.stderr_tail)
-    assert [a.warm for a in failed.attempts] == [True]
+    redone = [False] if cli in REDONE_SPAWNED else []
+    assert [a.warm for a in failed.attempts] == [True, *redone]
     assert after.status is Status.OK and after.attempts[0].warm
 
 
 @pytest.mark.parametrize("cli", WARM)
 async def test_a_worker_killed_twice_leaves_the_seat_spawning_per_call(real_cli, cli):
-    seat = real_cli(cli)
+    seat = warm_seat(real_cli, cli)
     async with seat.warm_worker() as worker:
         first = worker.pid
         await _kill(worker)
@@ -173,7 +188,7 @@ WARM_USAGE = {"gemini": False, "qwen": True}
 async def test_the_usage_of_each_warm_call_adds_up_what_the_model_server_reported_for_it(
     real_cli, cli
 ):
-    seat = real_cli(cli)
+    seat = warm_seat(real_cli, cli)
     seat.server.add_rule(client=cli, cached_tokens=CACHED, reasoning_tokens=REASONING)
     target = seat.room / "written.txt"
     prompts = [f"Question: first usage? [[fake:write={target}]]", "Question: second usage?"]

@@ -5,6 +5,7 @@ spawning per call after the second, recycling, and nothing left running at the e
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.anyio
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05, other_delay_s=0.01)
 ONCE = RetryPolicy(rate_limit_retries=0, other_retries=0)
 # (executable, kimi variant): every ACP agent council runs warm.
-ACP = [("gemini", None), ("qwen", None)]
+ACP = [("gemini", None), ("qwen", None), ("kimi", "kimi-code"), ("kimi", "kimi-cli")]
 
 
 class Seat:
@@ -118,6 +119,8 @@ async def test_every_call_is_a_new_session_of_the_one_process_with_nothing_of_th
     fakes, tmp_path, name, variant
 ):
     seat = Seat(fakes, name, variant, tmp_path)
+    if variant == "kimi-cli":  # kimi acp opens sessions for a logged-in user only
+        _kimi_login(Path(os.environ["HOME"]))
     seat.set()
     prompts = [f"ACTION: CHALLENGE\nQuestion {i}: nonce-{i}-x?\n" for i in range(3)]
     async with seat.warm() as worker:
@@ -337,3 +340,39 @@ async def test_the_soft_timeout_passes_on_a_warm_call_as_on_a_spawned_one(gemini
             "Question: slow?\n", soft=0.1, hard=5, on_soft_timeout=lambda: seen.append(True)
         )
     assert outcome.status is Status.OK and outcome.exceeded_soft and seen == [True]
+
+
+@pytest.mark.parametrize("variant", ["kimi-code", "kimi-cli"])
+async def test_a_kimi_turn_the_model_refused_ends_empty_and_is_redone_spawned_to_say_why(
+    fakes, tmp_path, variant
+):
+    seat = Seat(fakes, "kimi", variant, tmp_path)
+    if variant == "kimi-cli":
+        _kimi_login(Path(os.environ["HOME"]))
+    seat.set("server_error")
+    async with seat.warm() as worker:
+        outcome = await seat.ask("Question: 500?\n", policy=ONCE)
+        assert worker.usable and worker.stats.deaths == 0
+    # Warm, the turn ends "successfully" with no text; the spawned redo classifies it, and
+    # is not counted as a retry.
+    assert [a.warm for a in outcome.attempts] == [True, False]
+    assert outcome.attempts[0].status is Status.EMPTY
+    assert outcome.status is Status.RATE_LIMITED, outcome.detail
+
+
+async def test_kimi_cli_without_a_kimi_login_is_refused_warm(fakes):
+    adapter = adapter_for("kimi")
+    tool = Tool("kimi", ("kimi",), "1.51.0", "kimi-cli")
+    home = Path(os.environ["HOME"])
+    assert "logged in" in (adapter.warm_refusal(tool, os.environ, home) or "")
+    _kimi_login(home)
+    assert adapter.warm_refusal(tool, os.environ, home) is None
+    code = Tool("kimi", ("kimi",), "2.1.0", "kimi-code")
+    assert adapter.warm_refusal(code, os.environ, Path("/nonexistent")) is None
+
+
+def _kimi_login(home: Path) -> None:
+    """What `kimi login` leaves: kimi-cli's `kimi acp` opens sessions only with it."""
+    creds = home / ".kimi" / "credentials"
+    creds.mkdir(parents=True, exist_ok=True)
+    (creds / "kimi-code.json").write_text('{"access_token": "placeholder"}')

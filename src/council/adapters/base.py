@@ -481,7 +481,7 @@ class Adapter:
     # its two programs is installed), so the probe runs before the worker starts.
     warm_needs_probe: ClassVar[bool] = False
 
-    def warm_refusal(self, env: Mapping[str, str], home: Path) -> str | None:
+    def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
         """Why this CLI cannot run warm here although it has a persistent mode (kimi-cli
         without a login token); None when it can."""
         return None

@@ -152,9 +152,6 @@ class SeatWorker:
         adapter, plan = self.adapter, self.plan
         environ = self.tuning.environ if self.tuning.environ is not None else os.environ
         home = Path(environ.get("HOME") or Path.home())
-        if (refusal := adapter.warm_refusal(environ, home)) is not None:
-            self.worker_report = {"mode": "spawn", "problem": refusal}
-            return None
         command = adapter.locate()
         if command is None or self.tmp_dir is None or self._stack is None:
             return None  # the probe says what is missing
@@ -165,6 +162,9 @@ class SeatWorker:
             if resolved.tool is None:
                 return None
             tool = resolved.tool
+        if (refusal := adapter.warm_refusal(tool, environ, home)) is not None:
+            self.worker_report = {"mode": "spawn", "problem": refusal}
+            return None
         model = plan.model or adapter.settings.model
         effort = plan.effort or adapter.settings.effort
         launch = adapter.warm_launch(tool, model=model, effort=effort)
