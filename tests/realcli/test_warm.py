@@ -21,7 +21,7 @@ from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
 
-WARM = ("gemini", "qwen", "kimi-code", "kimi-cli")
+WARM = ("gemini", "qwen", "kimi-code", "kimi-cli", "pi", "claude")
 # Both kimis end a turn the model refused (429, 500) with no text and no error: the call is
 # redone spawned, which classifies it.
 REDONE_SPAWNED = ("kimi-code", "kimi-cli")
@@ -81,7 +81,8 @@ async def test_one_worker_answers_every_call_in_a_new_session_that_holds_no_othe
     prompts = [f"ACTION: PROPOSAL\nQuestion {i}: keep {n} in mind?\n" for i, n in enumerate(nonces)]
     async with seat.warm_worker() as worker:
         pid = worker.pid
-        assert worker.version == seat.tool.version  # the handshake says what --version says
+        if cli not in ("pi", "claude"):  # their handshakes name no version: probed
+            assert worker.version == seat.tool.version  # the handshake says what --version says
         outcomes = [await seat.ask(p, soft=SOFT_S, warm=worker) for p in prompts]
         assert worker.pid == pid, "one process served every call"
         assert worker.stats.calls == len(prompts)
@@ -181,7 +182,7 @@ async def test_a_worker_killed_twice_leaves_the_seat_spawning_per_call(real_cli,
 CACHED, REASONING = 3, 5
 # What each warm mode reports: gemini's ACP counts its output without the thinking tokens
 # and says nothing of them, so its output is unknown (None).
-WARM_USAGE = {"gemini": False, "qwen": True}
+WARM_USAGE = {"gemini": False, "qwen": True, "claude": True}
 
 
 @pytest.mark.parametrize("cli", list(WARM_USAGE))

@@ -19,7 +19,7 @@ from council.adapters.base import Adapter, Status, Tool
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, confine, run_call
 from council.runner.warm import WarmStartError, WarmWorker, warm_worker
 
-from fakes.install import expected_answer
+from fakes.install import expected_answer, expected_usage
 
 pytestmark = pytest.mark.anyio
 
@@ -27,6 +27,8 @@ FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05, other_delay_s=0.01)
 ONCE = RetryPolicy(rate_limit_retries=0, other_retries=0)
 # (executable, kimi variant): every ACP agent council runs warm.
 ACP = [("gemini", None), ("qwen", None), ("kimi", "kimi-code"), ("kimi", "kimi-cli")]
+# Every persistent mode council drives: ACP, and each vendor's own protocol.
+WARM = [*ACP, ("pi", None), ("claude", None)]
 
 
 class Seat:
@@ -114,7 +116,7 @@ def alive(pid: int | None) -> bool:
         return False
 
 
-@pytest.mark.parametrize(("name", "variant"), ACP, ids=[v or n for n, v in ACP])
+@pytest.mark.parametrize(("name", "variant"), WARM, ids=[v or n for n, v in WARM])
 async def test_every_call_is_a_new_session_of_the_one_process_with_nothing_of_the_others(
     fakes, tmp_path, name, variant
 ):
@@ -300,7 +302,9 @@ async def test_a_worker_is_replaced_between_calls_after_its_sessions_run_out(gem
         while worker.pid == first:  # noqa: ASYNC110 - the replacement starts beside the calls
             await anyio.sleep(0.01)
         outcomes.append(await gemini.ask("Question 2?\n"))
-        assert not alive(first)
+        # The old one is closed once replaced, beside the calls (stdin closed, then killed).
+        while alive(first):  # noqa: ASYNC110 - another process's state, no event to wait on
+            await anyio.sleep(0.01)
         assert worker.stats.starts == 2 and worker.stats.deaths == 0
     assert all(o.status is Status.OK and o.attempts[0].warm for o in outcomes)
     assert [t["pid"] for t in gemini.turns()] == [first, first, worker_pid(gemini, 2)]
@@ -376,3 +380,48 @@ def _kimi_login(home: Path) -> None:
     creds = home / ".kimi" / "credentials"
     creds.mkdir(parents=True, exist_ok=True)
     (creds / "kimi-code.json").write_text('{"access_token": "placeholder"}')
+
+
+@pytest.mark.parametrize(("name", "variant"), WARM, ids=[v or n for n, v in WARM])
+async def test_the_hard_limit_cancels_by_the_protocol_on_every_warm_mode(
+    fakes, tmp_path, name, variant
+):
+    seat = Seat(fakes, name, variant, tmp_path)
+    if variant == "kimi-cli":
+        _kimi_login(Path(os.environ["HOME"]))
+    seat.set("hang")
+    async with seat.warm() as worker:
+        pid = worker.pid
+        hung = await seat.ask("Question: hang?\n", soft=0.3, hard=0.5)
+        seat.set()
+        after = await seat.ask("Question: next?\n")
+        assert worker.pid == pid and worker.stats.deaths == 0
+    assert hung.status is Status.TIMEOUT and "the session was cancelled" in hung.detail
+    assert after.status is Status.OK and after.attempts[0].warm
+
+
+async def test_pi_reports_a_refused_model_call_as_its_spawned_call_would(fakes, tmp_path):
+    seat = Seat(fakes, "pi", None, tmp_path)
+    seat.set("rate_limit")
+    async with seat.warm():
+        outcome = await seat.ask("Question: 429?\n", policy=ONCE)
+    assert outcome.status is Status.RATE_LIMITED, outcome.detail
+    assert [a.warm for a in outcome.attempts] == [True]
+    (turn,) = seat.turns()
+    assert turn["read_only"] is True  # only pi's read-only tools were offered
+
+
+async def test_claude_reports_each_warm_calls_own_usage_not_the_processs_running_total(
+    fakes, tmp_path
+):
+    seat = Seat(fakes, "claude", None, tmp_path)
+    seat.set()
+    prompts = ["Question: first?\n", "Question: second, a longer one?\n"]
+    async with seat.warm():
+        outcomes = [await seat.ask(p) for p in prompts]
+    for prompt, outcome in zip(prompts, outcomes, strict=True):
+        assert outcome.status is Status.OK and outcome.attempts[0].warm
+        tokens_in, tokens_out = expected_usage(prompt, expected_answer("claude", prompt))
+        assert outcome.usage is not None
+        assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (tokens_in, tokens_out)
+        assert outcome.usage.cost_usd == 0.0012
