@@ -15,7 +15,7 @@ from project import QUESTION, Project, validate, wait_for
 
 from fakes.install import install_fakes
 
-# Two seats with a persistent mode among the fakes (gemini, qwen); the rest spawn per call.
+# Three seats with a persistent mode (two gemini, codex); the lead's own calls always spawn.
 SEATS = ("--advocate", "gemini", "--critic", "codex", "--with", "gemini,sim", "--lead", "sim")
 
 
@@ -59,7 +59,10 @@ def test_seats_with_a_persistent_mode_run_warm_one_process_each_a_session_per_ca
         assert worker["mode"] == "warm" and worker["problem"] is None, name
         assert worker["calls"] == seats[name]["calls"] >= 1 and worker["deaths"] == 0
         assert worker["rss_ready_mb"] > 0 and worker["rss_peak_mb"] >= worker["rss_ready_mb"]
-    assert seats["critic"]["worker"] is None  # the fake codex's app-server comes later
+    assert seats["critic"]["worker"]["mode"] == "warm"  # codex's app-server
+    codex_turns = [c for c in fakes.calls("codex") if c.get("warm")]
+    assert len(codex_turns) == seats["critic"]["calls"]
+    assert all(len(t["context"]) == 1 and t["read_only"] for t in codex_turns)
     # One process per warm seat, a new session per call, each seeing only its own prompt.
     assert len({t["pid"] for t in turns}) == 2
     assert (
@@ -97,7 +100,8 @@ def test_the_config_turns_warm_seats_off(project: Project, tmp_path: Path, confi
     fakes = install_fakes(tmp_path / "bin")
     project.write_config(config)
     result = debate(project, fakes)
-    assert all(s["worker"] is None for s in result["seats"])
+    gemini_seats = [s for s in result["seats"] if s["cli"] == "gemini"]
+    assert len(gemini_seats) == 2 and all(s["worker"] is None for s in gemini_seats)
     assert warm_turns(fakes) == []
 
 
@@ -160,6 +164,7 @@ def test_ctrl_c_mid_call_tears_every_worker_down_and_the_run_resumes(
     assert result["status"] == "completed"
     assert {s["name"]: s["worker"]["mode"] for s in result["seats"] if s["worker"]} == {
         "advocate": "warm",
+        "critic": "warm",
         "proxy-gemini": "warm",
     }
     assert fakes.leftovers() == []

@@ -21,7 +21,7 @@ from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
 
-WARM = ("gemini", "qwen", "kimi-code", "kimi-cli", "pi", "claude")
+WARM = ("gemini", "qwen", "kimi-code", "kimi-cli", "pi", "claude", "codex")
 # Both kimis end a turn the model refused (429, 500) with no text and no error: the call is
 # redone spawned, which classifies it.
 REDONE_SPAWNED = ("kimi-code", "kimi-cli")

@@ -28,7 +28,7 @@ ONCE = RetryPolicy(rate_limit_retries=0, other_retries=0)
 # (executable, kimi variant): every ACP agent council runs warm.
 ACP = [("gemini", None), ("qwen", None), ("kimi", "kimi-code"), ("kimi", "kimi-cli")]
 # Every persistent mode council drives: ACP, and each vendor's own protocol.
-WARM = [*ACP, ("pi", None), ("claude", None)]
+WARM = [*ACP, ("pi", None), ("claude", None), ("codex", None)]
 
 
 class Seat:

@@ -182,6 +182,26 @@ class JsonRpc:
                 raise RpcError(error.get("code"), str(error.get("message", "")), error.get("data"))
             return message.get("result")
 
+    async def post(self, method: str, params: Mapping[str, Any]) -> None:
+        """A request whose response nobody waits for (read and dropped by the loop reading
+        then): how a turn is interrupted while another task reads the worker."""
+        ident = next(self._ids)
+        await self.channel.send(self._message({"id": ident, "method": method, "params": params}))
+
+    async def pump(self, until: Callable[[], bool], on_notification: Handler) -> None:
+        """Read the worker's messages, answering its requests and handing notifications to
+        `on_notification`, until `until()` holds."""
+        while not until():
+            message = await self.channel.receive()
+            if "method" not in message:
+                continue  # a late response
+            if "id" in message:
+                await self._answer(message)
+                continue
+            handled = on_notification(message)
+            if handled is not None:
+                await handled
+
     async def notify(self, method: str, params: Mapping[str, Any]) -> None:
         await self.channel.send(self._message({"method": method, "params": params}))
 
