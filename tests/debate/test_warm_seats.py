@@ -199,3 +199,22 @@ def test_kimi_cli_without_a_kimi_login_spawns_per_call_and_says_why(
     assert critic["status"] == "ok" and critic["calls"] >= 1
     assert [c for c in fakes.calls("kimi") if c.get("warm")] == []
     assert any("critic spawns its CLI per call" in m["body"] for m in project.transcript())
+
+
+def test_council_cancel_of_a_detached_run_leaves_no_worker_running(
+    project: Project, tmp_path: Path
+):
+    fakes = install_fakes(tmp_path / "bin")
+    fakes.set("gemini", "hang")
+    path = fakes.path_env(project.env()["PATH"])
+    started = project.run(
+        "debate", QUESTION, "--files", "app.py", *SEATS, "--detach", "--json", PATH=path
+    )
+    assert started.returncode == 0, started.stderr
+    run_id = json.loads(started.stdout)["id"]
+    wait_for(lambda: len(warm_turns(fakes)) >= 1)  # a warm worker is mid-call
+    cancelled = project.run("cancel", run_id, PATH=path)
+    assert cancelled.returncode == 0, cancelled.stderr
+    waited = project.run("wait", run_id, PATH=path)
+    assert waited.returncode == 130
+    assert fakes.leftovers() == []
