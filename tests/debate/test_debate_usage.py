@@ -46,6 +46,9 @@ def test_result_json_carries_each_seats_usage_and_the_total_and_null_where_none(
         "--rounds",
         "2",
         "--json",
+        # Every call spawned: gemini's warm mode reports no output count (tests/realcli/
+        # test_warm.py pins what each warm mode reports).
+        "--cold",
         PATH=fakes.path_env(project.env()["PATH"]),
     )
     assert run.returncode == 0, run.stderr

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from council.adapters import adapter_for
 from council.adapters.base import Adapter, Request, Tool
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.runner.resolve import resolve_tool
+from council.runner.warm import WarmWorker, warm_worker
 from fakemodel.clients import ClientSetup, client_setup
 from fakemodel.installed import installed
 from fakemodel.server import FakeModelServer
@@ -60,6 +62,7 @@ class RealCli:
     home: Path
     room: Path
     record: Path
+    tmp: Path
     calls: int = 0
     tool: Tool | None = field(default=None, repr=False)
 
@@ -80,7 +83,9 @@ class RealCli:
         hard: float | None = None,
         grace: float = 1.0,
         policy: RetryPolicy = FAST_RETRY,
+        warm: WarmWorker | None = None,
     ) -> CallOutcome:
+        """One call as a seat makes it: spawned, or on `warm` (see `warm_worker`)."""
         tool = await self.resolve()
         self.calls += 1
         return await run_call(
@@ -93,7 +98,33 @@ class RealCli:
             policy=policy,
             model=self.setup.model,
             environ=self.environ,
+            tmp_dir=self.tmp if warm is not None else None,
+            warm=warm,
         )
+
+    @asynccontextmanager
+    async def warm_worker(
+        self, *, grace: float = 1.0, **options: object
+    ) -> AsyncIterator[WarmWorker]:
+        """The CLI's warm worker as a seat starts it (READY), torn down on the way out."""
+        tool = await self.resolve()
+        launch = self.adapter.warm_launch(tool, model=self.setup.model, effort=None)
+        assert launch is not None, f"{self.name} has no warm mode"
+        self.record.mkdir(parents=True, exist_ok=True, mode=0o700)
+        async with warm_worker(
+            self.adapter,
+            tool,
+            launch,
+            seat=self.name,
+            room=self.room,
+            tmp_dir=self.tmp,
+            record_dir=self.record,
+            environ=self.environ,
+            grace_s=grace,
+            **options,
+        ) as worker:
+            await worker.start()
+            yield worker
 
     def room_snapshot(self) -> dict[str, bytes]:
         return {
@@ -149,7 +180,7 @@ def real_cli(
                 environ[name_] = os.environ[name_]
         environ.update(setup.env)
         cli = RealCli(
-            name, setup, adapter_for(setup.adapter), fake_model, environ, home, room, record
+            name, setup, adapter_for(setup.adapter), fake_model, environ, home, room, record, tmpdir
         )
         cli.tool = _PROBED.get(found.bin_dir)
         made.append(cli)

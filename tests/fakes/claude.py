@@ -75,6 +75,17 @@ class Claude(Vendor):
                 stderr="Error: When using --print, --output-format=stream-json requires "
                 "--verbose\n",
             )
+        if parsed.get("input_format") == "stream-json":
+            if fmt != "stream-json":
+                raise Done(
+                    1,
+                    stderr="Error: --input-format=stream-json requires "
+                    "output-format=stream-json.\n",
+                )
+            if parsed.positionals:
+                raise self._not_emulated("stream-json input with a prompt in argv")
+            model = parsed.get("model", "claude-sonnet-4-5")
+            return Plan(fmt=fmt, model=model, parsed=parsed, warm="claude-stream")
         return Plan(
             fmt=fmt,
             arg_prompt=parsed.positionals[0] if parsed.positionals else None,

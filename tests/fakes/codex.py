@@ -96,6 +96,18 @@ class Codex(Vendor):
             if not stdin_isatty():
                 raise Done(1, stderr="Error: stdin is not a terminal\n")
             raise self._interactive()
+        if top.rest[0] == "app-server" and not self.no_warm():
+            if top.rest[1:]:
+                raise self._not_emulated("app-server options")
+            for override in top.get("config", []):
+                if "=" not in override:
+                    raise Done(1, stderr=f"Error: Invalid override (missing '='): {override}\n")
+            model = "gpt-5.5-codex"
+            for override in top.get("config", []):
+                key, _, value = override.partition("=")
+                if key == "model":
+                    model = value.strip('"')
+            return Plan(top, model=model, warm="codex-app")
         if top.rest[0] not in ("exec", "e"):
             raise self._not_emulated(f"the '{top.rest[0]}' subcommand")
         parsed = self.parse(top.rest[1:])

@@ -330,6 +330,10 @@ def _run(vendor: str, state: str, recorder: _Recorder) -> Done:
     if not sys.argv[1:] and vendor == "kimi":
         raise Done(EXIT_FORBIDDEN, stderr="FAKE: kimi run with no arguments\n")
     plan = cli.plan(sys.argv[1:])
+    if plan.warm is not None:
+        # One process, many prompts: every turn is recorded by the persistent mode itself.
+        recorder.written = True
+        __import__("persistent").serve(vendor, cli, plan, state, recorder.record)
     if plan.chdir:
         try:
             os.chdir(plan.chdir)

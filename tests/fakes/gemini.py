@@ -40,6 +40,8 @@ def yargs_grammar(prog: str, product: str, approval_modes: tuple[str, ...], *ext
             Opt(("-m", "--model"), "string"),
             Opt(("-p", "--prompt"), "string"),
             Opt(("--approval-mode",), "string", approval_modes),
+            Opt(("--acp",)),
+            Opt(("--experimental-acp",)),
             *extra,
             Opt(("-y", "--yolo")),
             Opt(("-s", "--sandbox")),
@@ -67,6 +69,8 @@ class Gemini(Vendor):
 
     def plan(self, argv: list[str]) -> Plan:
         parsed = self.parse(argv)
+        if parsed.get("acp") or parsed.get("experimental_acp"):
+            return self.acp_plan(parsed)
         if parsed.get("yolo") and "approval_mode" in parsed.values:
             raise Done(
                 1,
@@ -88,6 +92,15 @@ class Gemini(Vendor):
             model=parsed.get("model", "gemini-2.5-pro"),
             parsed=parsed,
         )
+
+    def acp_plan(self, parsed: Any) -> Plan:
+        """``--acp``: an ACP agent on stdio (``persistent.Acp``); an untrusted folder turns
+        the approval mode back to ``default`` instead of exiting."""
+        if self.no_warm():
+            raise self.grammar.yargs_unknown(["acp"])
+        if parsed.positionals or "prompt" in parsed.values:
+            raise Done(1, stderr="--acp takes no prompt: it reads ACP messages on stdin\n")
+        return Plan(model=parsed.get("model", "gemini-2.5-pro"), parsed=parsed, warm="acp")
 
     def precheck(self, plan: Plan, env: dict[str, str]) -> None:
         if plan.parsed.get("skip_trust") or env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":

@@ -68,6 +68,10 @@ class KimiCli(Vendor):
         return f"kimi, version {self.version}\n"
 
     def plan(self, argv: list[str]) -> Plan:
+        if argv[:1] == ["acp"]:
+            if self.no_warm() or argv[1:]:
+                raise self.grammar.click_error(f"No such command '{argv[-1]}'.")
+            return Plan(self.parse([]), model="kimi-k2", warm="acp")
         parsed = self.parse(argv)
         retries = parsed.get("max_retries_per_step")
         if retries is not None and not retries.lstrip("-").isdigit():
@@ -122,6 +126,10 @@ class KimiCode(Vendor):
     }
 
     def plan(self, argv: list[str]) -> Plan:
+        if argv[:1] == ["acp"]:
+            if self.no_warm() or argv[1:]:
+                raise Done(1, stderr=f"error: unknown command '{argv[-1]}'\n")
+            return Plan(self.parse([]), model="kimi-k2", warm="acp")
         parsed = self.parse(argv)
         if "prompt" not in parsed.values:
             raise self._interactive()

@@ -60,7 +60,11 @@ class Pi(Vendor):
                     )
         fmt = parsed.get("mode", "text")
         if fmt == "rpc":
-            raise self._not_emulated("--mode rpc")
+            if self.no_warm():
+                raise Done(1, stderr="Error: Unknown mode: rpc\n")
+            if parsed.get("print") or parsed.positionals:
+                raise self._not_emulated("--mode rpc with a prompt in argv")
+            return Plan(model=parsed.get("model", "fake-model"), parsed=parsed, warm="pi-rpc")
         if not parsed.get("print") and stdin_isatty():
             raise self._interactive()
         return Plan(

@@ -38,6 +38,7 @@ class Plan:
         out_file: str | None = None,
         chdir: str | None = None,
         model: str = "fake-model",
+        warm: str | None = None,
     ) -> None:
         self.parsed = parsed
         self.fmt = fmt
@@ -46,6 +47,9 @@ class Plan:
         self.out_file = out_file
         self.chdir = chdir
         self.model = model
+        # A persistent mode (``persistent.SERVERS``): the process serves many prompts on
+        # stdin, one JSON message a line, until stdin closes.
+        self.warm = warm
         self.prompt = ""  # the prompt as received (argument and stdin), set before delivery
 
 
@@ -135,6 +139,10 @@ class Vendor:
         """The vendor's failure for ``kind``: by default its message alone on one stream."""
         text = self._retry(self.failures[kind], retry_after) + "\n"
         return Done(self.failure_exit, **{self.failure_stream: text})
+
+    def no_warm(self) -> bool:
+        """Option ``no_warm``: this version has no persistent mode (an older release)."""
+        return bool(self.options.get("no_warm"))
 
     def _not_emulated(self, what: str) -> Done:
         return Done(EXIT_NOT_EMULATED, stderr=f"FAKE: {self.label}: {what} is not emulated\n")

@@ -15,7 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from council.adapters.warm import AcpOutcome, WarmLaunch, WarmTurn
 
 
 class Status(StrEnum):
@@ -53,9 +56,9 @@ class CliSettings:
     # (READY then only checks that the executable exists).
     version_args: tuple[str, ...] | None = None
     # Accepted and stored from docs/spec/config.md, not acted on yet: council has no lean
-    # prompt mode and no warm CLI workers (every call spawns its CLI).
+    # prompt mode.
     lean: bool = True
-    warm: bool = True
+    warm: bool = True  # a seat may keep this CLI running as a warm worker (runner/warm.py)
 
 
 @dataclass(frozen=True)
@@ -464,6 +467,37 @@ class Adapter:
         if effort is None or self.efforts is None:
             return None
         return effort if effort in self.efforts else None
+
+    # -- warm workers (runner/warm.py; docs/adr/006-warm-seat-workers.md) -------------------
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """How a seat keeps this CLI running between its calls, a fresh session per call, in
+        the same read-only measures as `build`; None: every call spawns the CLI."""
+        return None
+
+    # The persistent mode's argv depends on what the `--version` probe finds (kimi: which of
+    # its two programs is installed), so the probe runs before the worker starts.
+    warm_needs_probe: ClassVar[bool] = False
+
+    def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
+        """Why this CLI cannot run warm here although it has a persistent mode (kimi-cli
+        without a login token); None when it can."""
+        return None
+
+    def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
+        """Read how one ACP prompt ended (ACP agents only): an error by this CLI's failure
+        patterns, an ended turn as an answer or empty."""
+        from council.adapters.warm import WarmTurn, answer_verdict, failure_verdict
+
+        if outcome.error is not None:
+            return WarmTurn(failure_verdict(self, outcome.error.text))
+        if outcome.stop_reason in ("end_turn", "max_tokens", "max_turn_requests"):
+            return WarmTurn(answer_verdict(outcome.text, prompt))
+        return WarmTurn(
+            Verdict(Status.ERROR, detail=f"the session stopped early ({outcome.stop_reason})")
+        )
 
 
 def _under(home: Path, path: str) -> Path:

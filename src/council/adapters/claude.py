@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from council.adapters.base import (
     Adapter,
@@ -19,6 +22,14 @@ from council.adapters.base import (
     cost_figure,
     parse_retry_after,
     token_count,
+)
+from council.adapters.warm import (
+    Channel,
+    ProtocolError,
+    SessionDriver,
+    WarmLaunch,
+    WarmTurn,
+    answer_verdict,
 )
 
 
@@ -93,16 +104,20 @@ class ClaudeAdapter(Adapter):
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         payload = _result_object(result.stdout)
         if payload is not None and payload.get("is_error"):
-            message = str(payload.get("result") or payload.get("subtype") or "error")
-            status = payload.get("api_error_status")
-            if status in (401, 403):
-                return Verdict(Status.AUTH, detail=self.auth_detail(message))
-            if status == 429 or (isinstance(status, int) and status >= 500):
-                return Verdict(
-                    Status.RATE_LIMITED, detail=message, retry_after_s=parse_retry_after(message)
-                )
-            return self.classify_failure(result.exit_code or 1, message + "\n" + result.stderr)
+            return self.error_verdict(payload, result.exit_code or 1, result.stderr)
         return super().classify(result, prompt)
+
+    def error_verdict(self, payload: Mapping[str, Any], exit_code: int, stderr: str) -> Verdict:
+        """A result object with `is_error`: by its `api_error_status`, else its words."""
+        message = str(payload.get("result") or payload.get("subtype") or "error")
+        status = payload.get("api_error_status")
+        if status in (401, 403):
+            return Verdict(Status.AUTH, detail=self.auth_detail(message))
+        if status == 429 or (isinstance(status, int) and status >= 500):
+            return Verdict(
+                Status.RATE_LIMITED, detail=message, retry_after_s=parse_retry_after(message)
+            )
+        return self.classify_failure(exit_code, message + "\n" + stderr)
 
     def extract(self, result: RawResult) -> str:
         payload = _result_object(result.stdout)
@@ -154,6 +169,42 @@ class ClaudeAdapter(Adapter):
             return Usage(cost_usd=cost)
         return Usage(sum(c[0] for c in counts), sum(c[1] for c in counts), cost)
 
+    # -- warm worker: stream-json on stdin (2.1.197) ----------------------------------------
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """Print mode reading stream-json messages on stdin, with the spawned call's tools,
+        settings and MCP measures; `/clear` before every call but a new process's first
+        starts a new session (no model request). Its cwd is the process's (the seat's room);
+        the version comes only with the first turn, so the probe runs beside the start."""
+        argv = [
+            *tool.command,
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--no-session-persistence",
+            "--tools",
+            self.read_only_tools,
+            "--setting-sources",
+            "",
+            "--strict-mcp-config",
+        ]
+        if model := model or self.settings.model:
+            argv += ["--model", model]
+        if effort in self.efforts:
+            argv += ["--effort", str(effort)]
+        argv += self.settings.extra_args
+        return WarmLaunch(
+            argv=tuple(argv),
+            env={"CLAUDE_CODE_MAX_RETRIES": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+            driver=lambda: ClaudeStreamDriver(self),
+            reports_version=False,
+        )
+
     def state_paths(
         self, env: Mapping[str, str], home: Path
     ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
@@ -171,6 +222,111 @@ class ClaudeAdapter(Adapter):
             return AuthState(True, str(config_dir / ".credentials.json"))
         # macOS keeps the login in the keychain, which we do not open.
         return AuthState(None, "no key in the environment or credentials file")
+
+
+class ClaudeStreamDriver(SessionDriver):
+    """claude's stream-json input (2.1.197): control requests (`initialize`, `interrupt`)
+    answered by a `control_response`, user messages answered by events that end with one
+    `result` object, as `-p --output-format json` prints it."""
+
+    def __init__(self, adapter: ClaudeAdapter) -> None:
+        self.adapter = adapter
+        self._ids = itertools.count(1)
+        self._fresh = True  # no call served yet: the session is new
+        self._prompting = False
+        # `total_cost_usd` and `modelUsage` add up every turn of the process: a turn's
+        # figures are their rise.
+        self._cost = 0.0
+        self._tokens = (0, 0)
+
+    async def _control(self, channel: Channel, subtype: str) -> None:
+        ident = f"council-{next(self._ids)}"
+        request = {"subtype": subtype}
+        await channel.send({"type": "control_request", "request_id": ident, "request": request})
+        if subtype == "interrupt":
+            return  # the turn's `result` says it stopped; `turn` reads it
+        while True:
+            message = await channel.receive()
+            response = message.get("response")
+            if message.get("type") != "control_response" or not isinstance(response, Mapping):
+                continue
+            if response.get("request_id") != ident:
+                continue
+            if response.get("subtype") != "success":
+                raise ProtocolError(f"claude refused {subtype}: {response.get('error')}")
+            return
+
+    async def _user(self, channel: Channel, text: str) -> Mapping[str, Any]:
+        content = [{"type": "text", "text": text}]
+        message = {"role": "user", "content": content}
+        await channel.send(
+            {"type": "user", "message": message, "parent_tool_use_id": None, "session_id": ""}
+        )
+        while (event := await channel.receive()).get("type") != "result":
+            pass
+        return event
+
+    async def handshake(self, channel: Channel) -> str | None:
+        await self._control(channel, "initialize")
+        return None
+
+    async def turn(self, channel: Channel, prompt: str, room: Path) -> WarmTurn:
+        if not self._fresh:
+            cleared = await self._user(channel, "/clear")  # a new session, no model request
+            if cleared.get("is_error"):
+                raise ProtocolError(f"claude refused /clear: {cleared.get('result')}")
+        self._fresh = False
+        self._prompting = True
+        try:
+            result = await self._user(channel, prompt)
+        finally:
+            self._prompting = False
+        usage = self._usage(result)
+        if result.get("is_error"):
+            if result.get("subtype") == "error_during_execution" and not result.get("result"):
+                return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
+            return WarmTurn(replace(self.adapter.error_verdict(result, 1, ""), usage=usage))
+        return WarmTurn(answer_verdict(str(result.get("result") or ""), prompt, usage))
+
+    def _usage(self, result: Mapping[str, Any]) -> Usage | None:
+        """This turn's figures, counted as `read_usage` counts a spawned call's: the rise of
+        the process's running `modelUsage` (every model it called; all input read, cached
+        included) and `total_cost_usd`; an error result's zeros in `usage`."""
+        total = cost_figure(result.get("total_cost_usd"))
+        cost = None
+        if total is not None:
+            cost, self._cost = round(max(0.0, total - self._cost), 6), total
+        per_model = result.get("modelUsage")
+        try:
+            if isinstance(per_model, Mapping) and per_model:
+                tokens = (
+                    sum(
+                        token_count(m["inputTokens"])
+                        + token_count(m.get("cacheReadInputTokens", 0))
+                        + token_count(m.get("cacheCreationInputTokens", 0))
+                        for m in per_model.values()
+                    ),
+                    sum(token_count(m["outputTokens"]) for m in per_model.values()),
+                )
+                rise = (tokens[0] - self._tokens[0], tokens[1] - self._tokens[1])
+                self._tokens = tokens
+                return Usage(rise[0], rise[1], cost)
+            usage = result.get("usage")
+            if isinstance(usage, Mapping):
+                return Usage(
+                    token_count(usage["input_tokens"])
+                    + token_count(usage.get("cache_read_input_tokens", 0))
+                    + token_count(usage.get("cache_creation_input_tokens", 0)),
+                    token_count(usage["output_tokens"]),
+                    cost,
+                )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return None if cost is None else Usage(cost_usd=cost)
+
+    async def cancel(self, channel: Channel) -> None:
+        if self._prompting:
+            await self._control(channel, "interrupt")
 
 
 def _result_object(stdout: str) -> dict | None:

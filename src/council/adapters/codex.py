@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from council.adapters.base import (
     AUTH_PATTERNS,
@@ -14,10 +15,27 @@ from council.adapters.base import (
     Invocation,
     RawResult,
     Request,
+    Status,
     Tool,
     Usage,
     Verdict,
+    first_line,
+    parse_retry_after,
 )
+from council.adapters.warm import (
+    Channel,
+    JsonRpc,
+    ProtocolError,
+    SessionDriver,
+    WarmLaunch,
+    WarmTurn,
+    answer_verdict,
+    failure_verdict,
+)
+
+_USER_AGENT_VERSION = re.compile(r"^[^/\s]+/(\d+\.\d+\.\d+\S*)")
+# `codexErrorInfo` of a failed turn (0.169.0) that says the model refused or failed.
+_RATE_LIMITED = ("responseTooManyFailedAttempts", "internalServerError", "serverOverloaded")
 
 
 class CodexAdapter(Adapter):
@@ -89,6 +107,21 @@ class CodexAdapter(Adapter):
             argv=tuple(argv), stdin=request.prompt.encode(), answer_file=request.answer_path
         )
 
+    # -- warm worker: `codex app-server` (0.169.0) ------------------------------------------
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """JSON-RPC on stdio; a thread per call, in the read-only sandbox with approvals
+        never asked, its cwd the seat's room. Model and effort as config overrides."""
+        argv = [*tool.command]
+        if model := model or self.settings.model:
+            argv += ["-c", f'model="{model}"']
+        if effort in self.efforts:
+            argv += ["-c", f'model_reasoning_effort="{effort}"']
+        argv += [*self.settings.extra_args, "app-server"]
+        return WarmLaunch(argv=tuple(argv), driver=lambda: CodexAppDriver(self))
+
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         # `codex exec` echoes the prompt on stderr: "401" or "rate limit" in a debated log
         # must not be read as codex's own error.
@@ -128,3 +161,92 @@ class CodexAdapter(Adapter):
         if auth.is_file():
             return AuthState(True, str(auth))
         return AuthState(False, "no OPENAI_API_KEY and no auth.json")
+
+
+class CodexAppDriver(SessionDriver):
+    """codex's app-server (0.169.0): JSON-RPC without the `jsonrpc` field. Per call a new
+    ephemeral thread (`thread/start`: no history), `turn/start`, the agent's messages, and
+    `turn/completed` with the turn's status (`completed`, `interrupted`, `failed` with a
+    structured `codexErrorInfo`)."""
+
+    def __init__(self, adapter: CodexAdapter) -> None:
+        self.adapter = adapter
+        self._rpc: JsonRpc | None = None
+        self._turn: tuple[str, str] | None = None  # (thread, turn) in flight
+
+    def _client(self, channel: Channel) -> JsonRpc:
+        if self._rpc is None:
+            self._rpc = JsonRpc(channel, stamp=False)  # asks for nothing it is given
+        return self._rpc
+
+    async def handshake(self, channel: Channel) -> str | None:
+        rpc = self._client(channel)
+        client = {"name": "council", "version": "1"}
+        result = await rpc.request("initialize", {"clientInfo": client})
+        await rpc.notify("initialized", {})
+        agent = str(result.get("userAgent", "")) if isinstance(result, Mapping) else ""
+        match = _USER_AGENT_VERSION.match(agent)
+        return match.group(1) if match else None
+
+    async def turn(self, channel: Channel, prompt: str, room: Path) -> WarmTurn:
+        rpc = self._client(channel)
+        # A new thread has no history; read-only sandbox, and no approval ever asked.
+        params = {"cwd": str(room), "sandbox": "read-only", "approvalPolicy": "never"}
+        started = await rpc.request("thread/start", {**params, "ephemeral": True})
+        thread = _mapping(_mapping(started).get("thread")).get("id")
+        if not isinstance(thread, str):
+            raise ProtocolError("thread/start answered without a thread id")
+        texts: list[str] = []
+        ended: list[Mapping[str, Any]] = []
+
+        def on_note(message: dict[str, Any]) -> None:
+            params = _mapping(message.get("params"))
+            if params.get("threadId") != thread:
+                return
+            if message.get("method") == "item/completed":
+                item = _mapping(params.get("item"))
+                if item.get("type") == "agentMessage":
+                    texts.append(str(item.get("text", "")))
+            elif message.get("method") == "turn/completed":
+                ended.append(_mapping(params.get("turn")))
+
+        text_input = [{"type": "text", "text": prompt}]
+        turn = await rpc.request("turn/start", {"threadId": thread, "input": text_input}, on_note)
+        turn_id = _mapping(_mapping(turn).get("turn")).get("id")
+        self._turn = (thread, str(turn_id))
+        try:
+            await rpc.pump(lambda: bool(ended), on_note)
+        finally:
+            self._turn = None
+        status = ended[0].get("status")
+        if status == "completed":
+            return WarmTurn(answer_verdict(texts[-1] if texts else "", prompt))
+        if status == "interrupted":
+            return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
+        return WarmTurn(self._failure(_mapping(ended[0].get("error"))))
+
+    def _failure(self, error: Mapping[str, Any]) -> Verdict:
+        message = str(error.get("message") or "the turn failed")
+        info = error.get("codexErrorInfo")
+        status = None
+        if isinstance(info, Mapping):
+            failed = _mapping(info.get("httpConnectionFailed"))
+            status = failed.get("httpStatusCode")
+        if status in (401, 403) or info == "unauthorized":
+            return Verdict(Status.AUTH, detail=self.adapter.auth_detail(message))
+        if info in _RATE_LIMITED or status == 429 or (isinstance(status, int) and status >= 500):
+            return Verdict(
+                Status.RATE_LIMITED,
+                detail=first_line(message),
+                retry_after_s=parse_retry_after(message),
+            )
+        return failure_verdict(self.adapter, message)
+
+    async def cancel(self, channel: Channel) -> None:
+        if self._turn is not None:
+            thread, turn = self._turn
+            await self._client(channel).post("turn/interrupt", {"threadId": thread, "turnId": turn})
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from council.adapters.base import (
@@ -17,8 +18,10 @@ from council.adapters.base import (
     Usage,
     Verdict,
     first_line,
+    parse_retry_after,
     token_count,
 )
+from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
 
 EXIT_AUTH = 41
 EXIT_INPUT = 42
@@ -116,6 +119,54 @@ class GeminiAdapter(Adapter):
         if creds.is_file():
             return AuthState(True, str(creds))
         return AuthState(False, "no GEMINI_API_KEY and no ~/.gemini/oauth_creds.json")
+
+    # -- warm worker: `gemini --acp` (0.61.0) ----------------------------------------------
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """ACP, each session in plan mode (read-only tools; gemini refuses a write itself):
+        `--approval-mode plan` at spawn, checked on every session, since an untrusted folder
+        would turn it back to `default`."""
+        argv = [*tool.command, "--acp", "--approval-mode", "plan"]
+        if model := model or self.settings.model:
+            argv += ["-m", model]  # without it every prompt first asks a routing model
+        argv += self.settings.extra_args
+        return WarmLaunch(
+            argv=tuple(argv),
+            env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+            acp=AcpOptions(mode="plan"),
+        )
+
+    def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
+        """0.61.0 answers a refused model call with the HTTP status as the JSON-RPC error
+        code (401, 429, 500) and the API's error object as its message. The turn's usage is
+        in the result's `_meta.quota.token_count`: `input_tokens` is every request's prompt
+        count (cached tokens included), but `output_tokens` leaves out the thinking tokens
+        and nothing says how many there were, so the output stays unknown (None)."""
+        error = outcome.error
+        if error is not None and isinstance(error.code, int):
+            if error.code in (401, 403):
+                return WarmTurn(Verdict(Status.AUTH, detail=self.auth_detail(error.text)))
+            if error.code == 429 or 500 <= error.code < 600:
+                return WarmTurn(
+                    Verdict(
+                        Status.RATE_LIMITED,
+                        detail=first_line(error.text),
+                        retry_after_s=parse_retry_after(error.text),
+                    )
+                )
+        turn = super().acp_verdict(outcome, prompt)
+        if outcome.error is None:
+            quota = outcome.meta.get("quota")
+            tokens = quota.get("token_count") if isinstance(quota, dict) else None
+            if isinstance(tokens, dict):
+                try:
+                    usage = Usage(token_count(tokens["input_tokens"]))
+                except (KeyError, ValueError):
+                    usage = None
+                turn = replace(turn, verdict=replace(turn.verdict, usage=usage))
+        return turn
 
 
 def _payload(stdout: str) -> dict | None:

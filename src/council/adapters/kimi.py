@@ -8,8 +8,10 @@ an installer: council never runs `kimi` without arguments, and reports 1.52+ as 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from council.adapters.base import (
@@ -25,6 +27,7 @@ from council.adapters.base import (
     first_line,
     json_objects,
 )
+from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
 
 KIMI_CLI = "kimi-cli"
 KIMI_CODE = "kimi-code"
@@ -171,6 +174,59 @@ class KimiAdapter(Adapter):
             if path.exists():
                 return AuthState(True, str(path))
         return AuthState(None, "no key in the environment; kimi-code keeps its login elsewhere")
+
+    # -- warm worker: `kimi acp` (kimi-cli 1.51.0, kimi-code 2.1.0) ------------------------
+
+    # Which of the two programs is installed decides the launch: probed first.
+    warm_needs_probe = True
+
+    def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
+        """kimi-cli 1.51's `kimi acp` refuses every session ("Authentication required") unless
+        the user logged in with a Kimi account, whatever its config.toml says."""
+        if tool.variant == KIMI_CLI and not _kimi_login(home):
+            return (
+                "kimi-cli's `kimi acp` opens sessions only for a user logged in with a Kimi "
+                "account (`kimi login`)"
+            )
+        return None
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """ACP. kimi-code: each session put in plan mode (its write tools refused), closed
+        after its call. kimi-cli has no plan mode in ACP: every write asks the client, who
+        refuses it. `kimi acp` takes no options, so a seat with a model or thinking of its
+        own spawns per call; so do extra arguments."""
+        if tool.variant not in (KIMI_CLI, KIMI_CODE):
+            return None
+        if model or self.settings.extra_args:
+            return None
+        if tool.variant == KIMI_CLI and effort in self.high_efforts:
+            return None  # --thinking
+        argv = (*tool.command, "acp")
+        if tool.variant == KIMI_CLI:
+            return WarmLaunch(argv=argv, acp=AcpOptions())
+        return WarmLaunch(
+            argv=argv,
+            env={"KIMI_DISABLE_TELEMETRY": "1", "KIMI_LOOP_MAX_ATTEMPTS_PER_STEP": "2"},
+            acp=AcpOptions(mode="plan", close=True),
+        )
+
+    def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
+        """Both answer a model call refused with 429 or 500 (kimi-cli also 401) by ending the
+        turn with no text and no error: spawned, the same call says what happened."""
+        turn = super().acp_verdict(outcome, prompt)
+        if outcome.error is None and not outcome.text.strip():
+            return replace(turn, redo_cold=True)
+        return turn
+
+
+def _kimi_login(home: Path) -> bool:
+    try:
+        data = json.loads((home / ".kimi" / "credentials" / "kimi-code.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and bool(data.get("access_token"))
 
 
 def _content_text(content: object) -> str:

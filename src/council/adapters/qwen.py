@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from council.adapters.base import (
@@ -19,6 +20,7 @@ from council.adapters.base import (
     json_objects,
     token_count,
 )
+from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
 
 # After its own retries qwen -o json reports an API failure as a *successful* result whose
 # text is the error, and exits 0 (measured with 0.15.10 against 429, 401 and 400).
@@ -106,6 +108,42 @@ class QwenAdapter(Adapter):
         if creds.is_file():
             return AuthState(True, str(creds))
         return AuthState(False, "no OPENAI_API_KEY and no ~/.qwen/oauth_creds.json")
+
+    # -- warm worker: `qwen --acp` (0.15.10) -----------------------------------------------
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """ACP, each session in plan mode (`--approval-mode plan` at spawn, checked on every
+        session; qwen refuses a write itself). The room's settings are the spawned call's."""
+        argv = [*tool.command, "--acp", "--approval-mode", "plan"]
+        if model := model or self.settings.model:
+            argv += ["-m", model]
+        argv += self.settings.extra_args
+        return WarmLaunch(
+            argv=tuple(argv),
+            room_files={".qwen/settings.json": QWEN_SETTINGS},
+            acp=AcpOptions(mode="plan"),
+        )
+
+    def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
+        """0.15.10 reports a refused model call as `-32603 Internal error` with the API's
+        words in `data.details` (`401 ...`), which the failure patterns read; the usage of
+        each model request comes in the `_meta.usage` of a session update."""
+        turn = super().acp_verdict(outcome, prompt)
+        if outcome.error is not None:
+            return turn
+        counts = [m["usage"] for m in outcome.update_meta if isinstance(m.get("usage"), dict)]
+        usage = None
+        if counts:
+            try:
+                usage = Usage(
+                    sum(token_count(c["inputTokens"]) for c in counts),
+                    sum(token_count(c["outputTokens"]) for c in counts),
+                )
+            except (KeyError, ValueError):
+                usage = None
+        return replace(turn, verdict=replace(turn.verdict, usage=usage))
 
 
 def _result_event(stdout: str) -> dict | None:

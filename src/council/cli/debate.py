@@ -186,6 +186,11 @@ output_option = click.option(
     help="Skip the BLIND TAKE (each challenger's own first answer, beside the proposal).",
 )
 @click.option(
+    "--cold",
+    is_flag=True,
+    help="No warm CLI workers: every call starts its CLI (less memory, slower).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -214,6 +219,7 @@ def debate(
     allow_outside: bool,
     allow_secrets: bool,
     no_blind: bool,
+    cold: bool,
     detach: bool,
 ) -> ExitCode:
     """Run a structured debate and print the DECISION.
@@ -253,6 +259,7 @@ def debate(
         allow_outside=allow_outside,
         allow_secrets=allow_secrets,
         no_blind=no_blind,
+        cold=cold,
     )
     check_output(output, files, question)
     config = state.config()

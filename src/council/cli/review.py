@@ -111,6 +111,11 @@ def emit_review_run(run: ReviewRun, form: str) -> ExitCode:
 @click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
 @click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
 @click.option(
+    "--cold",
+    is_flag=True,
+    help="No warm CLI workers: every call starts its CLI (less memory, slower).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -134,6 +139,7 @@ def review(
     scratchpad: str | None,
     allow_outside: bool,
     allow_secrets: bool,
+    cold: bool,
     detach: bool,
 ) -> ExitCode:
     """Review code with several AI CLIs: each reviews blind and in parallel, then checks the
@@ -169,6 +175,7 @@ def review(
         scratchpad=scratchpad,
         allow_outside=allow_outside,
         allow_secrets=allow_secrets,
+        cold=cold,
     )
     config = state.config()
     if detach:

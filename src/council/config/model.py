@@ -43,8 +43,7 @@ class DebateSettings:
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
     blind: bool = True
-    # Accepted and stored (docs/spec/config.md), not acted on yet: every call starts its CLI
-    # (no warm workers).
+    # Seats that keep their CLI running as a warm worker (runner/warm.py), in seat order.
     max_warm_seats: int = 4
 
 

@@ -67,7 +67,7 @@ def render_template(
         _line(1, "ready_timeout_s", debate.pop("ready_timeout_s"), "for a seat's READY"),
         _line(1, "hard_timeout_factor", debate.pop("hard_timeout_factor"), "hard = soft x this"),
         _line(1, "blind", debate.pop("blind"), "BLIND TAKE: each challenger answers alone first"),
-        _line(1, "max_warm_seats", debate.pop("max_warm_seats"), "stored, not acted on yet"),
+        _line(1, "max_warm_seats", debate.pop("max_warm_seats"), "seats kept as warm CLI workers"),
         *(_line(1, key, value) for key, value in debate.items()),  # a key added since
         _line(0, "presets", {}, "your own, over the built-in quick, balanced, deep"),
         "#  mine: {rounds: 3, effort: high, quorum: 2, proxies: [auto], models: {codex: o3}}",
@@ -103,7 +103,7 @@ def _cli_lines(cli: FoundCli) -> list[str]:
         _line(2, "pass_env", [], "extra environment variables to let through"),
         _line(2, "env", {}, "variables set for this CLI"),
         _line(2, "lean", True, "stored, not acted on yet"),
-        _line(2, "warm", True, "stored, not acted on yet"),
+        _line(2, "warm", True, "one running process per seat, a new session per call"),
     ]
 
 

@@ -62,6 +62,7 @@ class DebateFlags:
     allow_outside: bool = False
     allow_secrets: bool = False
     no_blind: bool = False
+    cold: bool = False  # --cold: no warm workers, every call spawns its CLI
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,9 @@ class DebatePlan:
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
     blind: bool = True  # the BLIND TAKE phase beside the PROPOSAL
+    # Seats that keep their CLI running as a warm worker, in seat order (runner/warm.py);
+    # 0: every call spawns its CLI (--cold).
+    max_warm_seats: int = 0
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -298,6 +302,7 @@ def resolve_plan(
         ready_timeout_s=debate.ready_timeout_s,
         hard_timeout_factor=debate.hard_timeout_factor,
         blind=settings["blind"].value,
+        max_warm_seats=0 if flags.cold else debate.max_warm_seats,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,

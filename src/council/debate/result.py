@@ -63,6 +63,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "latency_s": round(sum(c.latency_s for c in mine), 1),
                 "words_out": sum(c.words for c in mine if c.role != "lead"),
                 "usage": total_usage(c.usage for c in mine),
+                "worker": info.get("worker"),
             }
         )
     decision_prompt = None

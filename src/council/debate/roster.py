@@ -55,6 +55,7 @@ class DebateRoster(Roster):
             ready_timeout_s=plan.ready_timeout_s,
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="proposal",
+            max_warm_seats=plan.max_warm_seats,
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None

@@ -14,6 +14,7 @@ from council.adapters.base import Adapter, Status, Tool
 from council.context.guard import ProjectGuard, Seen
 from council.panel.messages import Ask, Reply
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.runner.warm import WarmWorker
 from council.safetext import clean
 from council.words import truncate
 
@@ -42,6 +43,7 @@ class CallSite:
     effort: str | None = None
     tmp_dir: Path | None = None  # the seat's TMPDIR (None: one per call)
     guard: ProjectGuard | None = None  # checks the user's project around each call
+    warm: WarmWorker | None = None  # the seat's warm worker (None: every call spawns)
 
 
 async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
@@ -61,6 +63,7 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
             effort=site.effort,
             environ=tuning.environ,
             tmp_dir=site.tmp_dir,
+            warm=site.warm,
         )
     last = outcome.attempts[-1] if outcome.attempts else None
     # What a CLI printed is untrusted: no control sequence of it reaches a terminal, a record

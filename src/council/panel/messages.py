@@ -51,6 +51,9 @@ class ReadyReport:
     effort: str | None = None
     sandbox: str = ""
     timeout_s: float = 0.0  # the seat's soft timeout
+    # The seat's warm worker (runner/warm.py `WarmStats`): mode warm or spawn, why it spawns,
+    # its memory at READY; None: the seat was never to run warm.
+    worker: Mapping[str, Any] | None = None
 
     def meta(self) -> dict[str, Any]:
         return asdict(self)

@@ -53,7 +53,10 @@ class Roster:
         ready_timeout_s: float = 60.0,
         hard_timeout_factor: float = 1.5,
         first_template: str | None = None,
+        max_warm_seats: int = 0,
     ) -> None:
+        """`max_warm_seats`: how many seats may keep their CLI running as a warm worker (in
+        seat order; the rest spawn per call)."""
         self._planned = seats
         self.rooms = rooms  # outside the project, this run's only
         self.guard = guard  # checks the user's project around each call
@@ -77,6 +80,8 @@ class Roster:
         self._stopped_by: str | None = None  # what ended the run beside the seats, if anything
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._tg: TaskGroup | None = None
+        self.max_warm_seats = max_warm_seats
+        self._warm_seats: set[str] = set()
 
     @property
     def seats(self) -> tuple[SeatPlan, ...]:
@@ -170,9 +175,16 @@ class Roster:
     def start(self, seat: SeatPlan) -> None:
         assert self._tg is not None
         room = self.build_room(seat.name)
+        adapter = adapter_for(seat.cli, self.config.clis)
+        if (
+            adapter.settings.warm
+            and seat.name not in self._warm_seats
+            and len(self._warm_seats) < self.max_warm_seats
+        ):
+            self._warm_seats.add(seat.name)
         worker = SeatWorker(
             seat,
-            adapter_for(seat.cli, self.config.clis),
+            adapter,
             self.bus,
             record_dir=self.journal.record.path,
             room=room,
@@ -181,6 +193,8 @@ class Roster:
             tools=self.tools,
             tmp_dir=self.rooms.tmp(seat.name),
             guard=self.guard,
+            warm=seat.name in self._warm_seats,
+            on_worker=self.record_worker,
         )
         scope = anyio.CancelScope()
         self._scopes[seat.name] = scope
@@ -245,6 +259,11 @@ class Roster:
             return
         self.ready[seat.name] = report
         self.record(seat, "ready", version=report.version, path=report.path)
+        if report.worker is not None:
+            self.record_worker(seat.name, dict(report.worker))
+            self.journal.save()
+            if problem := report.worker.get("problem"):
+                await self.journal.note(f"{seat.name} spawns its CLI per call: {problem}")
         self.journal.progress.seat(seat.name, phase="READY", state="ready")
 
     def record(self, seat: SeatPlan, status: str, **about: str | None) -> None:
@@ -259,6 +278,12 @@ class Roster:
             "problem": about.get("problem"),
         }
         self.journal.save()
+
+    def record_worker(self, seat: str, report: dict[str, Any]) -> None:
+        """What a seat's warm worker did (mode, restarts, memory), kept with the seat; saved
+        with the state (at READY, and by SHUTDOWN's or the run's last save)."""
+        if seat in self.journal.state.seats:
+            self.journal.state.seats[seat]["worker"] = report
 
     def record_tool(self, seat: SeatPlan, tool: Tool) -> None:
         """A CLI the lead calls itself (no seat task), recorded as ready."""

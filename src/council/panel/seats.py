@@ -1,26 +1,36 @@
 """A seat: an anyio task that owns one CLI and acts only on an `ACTION:` DM from the lead.
 
 On start it resolves its CLI (`--version` probe) and reports READY with its tool report, or
-READY with `ok: false` and the reason when the CLI cannot run. A reader loop drains its inbox
+READY with `ok: false` and the reason when the CLI cannot run. A seat the roster lets run warm
+starts its CLI's warm worker instead (runner/warm.py): one process for all its calls, a fresh
+session per call; the worker's handshake is its READY, and when the worker cannot start the
+seat spawns its CLI per call. A reader loop drains its inbox
 (broadcasts only inform; they are never acted on) and queues ACTION DMs for a worker loop that
 makes one CLI call per DM and broadcasts one answer (or failure notice) per call. SHUTDOWN
-cancels a call in flight, which kills its process tree, then the seat acknowledges.
+cancels a call in flight, which kills its process tree, closes the warm worker, then the seat
+acknowledges.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from council.adapters.base import Adapter
+from council.adapters.base import Adapter, Tool
 from council.context.guard import ProjectGuard
 from council.panel.bus import EVERYONE, Bus, Kind, Message
 from council.panel.calls import CallSite, Tuning, call_cli
 from council.panel.messages import LEAD, Ask, ReadyReport
 from council.panel.seat import SeatPlan
-from council.runner.resolve import ToolCache
+from council.runner.resolve import Resolution, ToolCache
+from council.runner.warm import WarmStartError, WarmWorker, warm_worker
 
 
 def soft_timeout_of(seat: SeatPlan, adapter: Adapter) -> float:
@@ -44,7 +54,11 @@ class SeatWorker:
         tools: ToolCache,
         tmp_dir: Path | None = None,
         guard: ProjectGuard | None = None,
+        warm: bool = False,
+        on_worker: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
+        """`warm`: run the CLI as a warm worker where its adapter has a persistent mode;
+        `on_worker`: told what the warm worker did (mode, restarts, memory) when it ends."""
         self.plan = plan
         self.adapter = adapter
         self.bus = bus
@@ -56,25 +70,45 @@ class SeatWorker:
         self.tuning = tuning
         self.tools = tools
         self.site: CallSite | None = None  # set once the CLI is found and usable
+        self.warm_allowed = warm
+        self.on_worker = on_worker
+        self.warm: WarmWorker | None = None
+        self.worker_report: dict[str, Any] | None = None  # what READY says of the worker
+        self._stack: AsyncExitStack | None = None
+        self._reported = False
 
     @property
     def name(self) -> str:
         return self.plan.name
 
     async def run(self) -> None:
-        async with self.bus.subscribe(self.name) as inbox:
+        async with self.bus.subscribe(self.name) as inbox, AsyncExitStack() as stack:
+            self._stack = stack
+            stack.callback(self._worker_ended)  # after the warm worker closed (last in, first out)
             if await self._ready():
                 await self._serve(inbox)
                 with anyio.CancelScope(shield=True):
+                    if self.warm is not None:
+                        await self.warm.close()  # its tree is gone before the ACK
+                        self._worker_ended()
                     await self.bus.send(
                         Message(Kind.SYSTEM, self.name, LEAD, f"SHUTDOWN-ACK:{self.name}")
                     )
             else:
                 self.bus.unsubscribe(self.name)
 
+    def _worker_ended(self) -> None:
+        if self.warm is not None and self.on_worker is not None and not self._reported:
+            self._reported = True
+            self.on_worker(self.name, self.warm.stats.report())
+
     async def _ready(self) -> bool:
         """Resolve the CLI and report READY: with the tool report, or why it cannot run."""
-        resolved = await self.tools.resolve(self.adapter)
+        tool = await self._start_warm() if self.warm_allowed else None
+        if tool is not None:
+            resolved = Resolution(self.adapter, tool)
+        else:
+            resolved = await self.tools.resolve(self.adapter)
         soft = soft_timeout_of(self.plan, self.adapter)
         tool = resolved.tool
         if tool is not None:
@@ -90,6 +124,7 @@ class SeatWorker:
                 effort=self.plan.effort,
                 tmp_dir=self.tmp_dir,
                 guard=self.guard,
+                warm=self.warm,
             )
         report = ReadyReport(
             ok=tool is not None,
@@ -102,12 +137,72 @@ class SeatWorker:
             effort=self.plan.effort or self.adapter.settings.effort,
             sandbox=self.adapter.sandbox,
             timeout_s=soft,
+            worker=self.worker_report,
         )
         ready = Message(
             Kind.READY, self.name, LEAD, f"READY:{self.name}", meta=report.meta(), payload=report
         )
         await self.bus.send(ready)
         return tool is not None
+
+    async def _start_warm(self) -> Tool | None:
+        """Start the seat's warm worker; the tool it runs, or None when the seat spawns its
+        CLI per call (no persistent mode, none here, or the worker did not start: the
+        report says why)."""
+        adapter, plan = self.adapter, self.plan
+        environ = self.tuning.environ if self.tuning.environ is not None else os.environ
+        home = Path(environ.get("HOME") or Path.home())
+        command = adapter.locate()
+        if command is None or self.tmp_dir is None or self._stack is None:
+            return None  # the probe says what is missing
+        tool = Tool(adapter.display_name, tuple(command))
+        if adapter.warm_needs_probe:
+            # The launch depends on what the probe finds (kimi: which of its two programs).
+            resolved = await self.tools.resolve(adapter)
+            if resolved.tool is None:
+                return None
+            tool = resolved.tool
+        if (refusal := adapter.warm_refusal(tool, environ, home)) is not None:
+            self.worker_report = {"mode": "spawn", "problem": refusal}
+            return None
+        model = plan.model or adapter.settings.model
+        effort = plan.effort or adapter.settings.effort
+        launch = adapter.warm_launch(tool, model=model, effort=effort)
+        if launch is None:
+            return None
+        worker = await self._stack.enter_async_context(
+            warm_worker(
+                adapter,
+                tool,
+                launch,
+                seat=self.name,
+                room=self.room,
+                tmp_dir=self.tmp_dir,
+                record_dir=self.record_dir,
+                environ=self.tuning.environ,
+                grace_s=self.tuning.grace_s,
+            )
+        )
+        self.warm = worker
+        probe: list[Resolution] = []
+        async with anyio.create_task_group() as tg:
+            if not launch.reports_version and tool.version is None:
+
+                async def version() -> None:
+                    probe.append(await self.tools.resolve(adapter))
+
+                tg.start_soon(version)  # beside the start: its handshake says no version
+            started = await _started(worker)
+        if not started:
+            self.worker_report = worker.stats.report()
+            return None
+        self.worker_report = worker.stats.report()
+        found = probe[0].tool if probe and probe[0].tool is not None else None
+        return replace(
+            tool,
+            version=worker.version or (found.version if found else None) or tool.version,
+            variant=tool.variant or (found.variant if found else None),
+        )
 
     async def _serve(self, inbox: MemoryObjectReceiveStream[Message]) -> None:
         """Queue every ACTION DM for the worker loop until SHUTDOWN; broadcasts only inform."""
@@ -143,3 +238,11 @@ class SeatWorker:
                 payload=reply,
             )
         )
+
+
+async def _started(worker: WarmWorker) -> bool:
+    try:
+        await worker.start()
+    except WarmStartError:
+        return False  # its stats say why
+    return True

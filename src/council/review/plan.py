@@ -54,6 +54,7 @@ class ReviewFlags:
     scratchpad: str | None = None
     allow_outside: bool = False
     allow_secrets: bool = False
+    cold: bool = False  # --cold: no warm workers, every call spawns its CLI
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class ReviewPlan:
     context_lines: int = 15
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
+    max_warm_seats: int = 0  # reviewers that keep their CLI running (runner/warm.py)
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -159,6 +161,7 @@ def resolve_review_plan(
         context_lines=debate.context_lines,
         ready_timeout_s=debate.ready_timeout_s,
         hard_timeout_factor=debate.hard_timeout_factor,
+        max_warm_seats=0 if flags.cold else debate.max_warm_seats,
         simulated=flags.sim,
         allow_outside=flags.allow_outside,
         allow_secrets=flags.allow_secrets,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -37,7 +37,11 @@ from council.runner.attempt import AttemptResult, run_piped
 from council.runner.confine import call_confinement
 from council.runner.environment import adapter_env, new_call_id
 from council.runner.retry import RetryPolicy
+from council.runner.rooms import place_room_files
 from council.runner.sink import DEFAULT_CAP_BYTES, CappedSink
+
+if TYPE_CHECKING:
+    from council.runner.warm import WarmWorker
 
 # How much of a plain-text answer memory keeps from its start (its last 64 KiB are kept too):
 # some 150,000 words, far past any word limit.
@@ -93,6 +97,8 @@ class Attempt:
     dropped_bytes: int = 0
     started_s: float = 0.0  # seconds after the call started
     usage: Usage | None = None
+    warm: bool = False  # made on the seat's warm worker (its response file holds the
+    # protocol's messages), not by a process of its own
 
 
 @dataclass(frozen=True)
@@ -149,9 +155,12 @@ async def run_call(
     cap_bytes: int = DEFAULT_CAP_BYTES,
     tmp_dir: Path | None = None,
     confine: bool = True,
+    warm: WarmWorker | None = None,
 ) -> CallOutcome:
     """`tmp_dir`: the CLI's TMPDIR (None: a private one for this call, removed after it).
-    `confine`: run it under write confinement where the kernel has it (runner/confine.py)."""
+    `confine`: run it under write confinement where the kernel has it (runner/confine.py).
+    `warm`: the seat's warm worker, which runs each attempt in a fresh session while it can
+    (runner/warm.py); an attempt it cannot take, or must have classified again, spawns."""
     policy = policy or RetryPolicy()
     if tmp_dir is None:
         # Never the shared temp dir (the user's project may live there): one of its own.
@@ -171,6 +180,7 @@ async def run_call(
                 cap_bytes=cap_bytes,
                 tmp_dir=own,
                 confine=confine,
+                warm=warm,
             )
     # A few kilobytes into the page cache: cheaper inline than a thread hop per call, which
     # sixteen seats asked at once would queue behind each other.
@@ -196,105 +206,60 @@ async def run_call(
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch_soft)
         number = 0
+        retries = 0  # what the retry policy counts: a redo to classify a warm failure is none
+        redo_cold = False
         while True:
             number += 1
-            request = Request(
-                prompt=prompt,
-                room=room,
-                answer_path=files.answer(number),
-                prompt_path=files.prompt,
-                model=model,
-                effort=effort,
-            )
-            invocation = adapter.build(tool, request)
-            _place_room_files(room, invocation.room_files)
-            call_id = new_call_id()
-            overrides = dict(invocation.env)
-            if invocation.tty:
-                overrides.setdefault("TERM", "xterm-256color")
-            overrides["TMPDIR"] = str(tmp_dir)
-            env = adapter_env(adapter, environ, overrides=overrides, call_id=call_id)
-            confinement = None
-            if confine and invocation.answer_file is not None:
-                with _record_write(files, invocation.answer_file):
-                    _touch(invocation.answer_file)  # a rule can only name an existing file
-            if confine:
-                confinement = call_confinement(
-                    adapter,
-                    env,
-                    tmp_dir=tmp_dir,
-                    files=[invocation.answer_file] if invocation.answer_file else [],
-                )
             attempt_start = anyio.current_time()
-            # Plain text: only its start and end in memory (the word limit keeps a few
-            # hundred words); stderr is only read for its last lines.
-            window = None if adapter.whole_output(tool) else TEXT_WINDOW_BYTES
-            with _record_write(files, files.response(number)):
-                out = CappedSink(files.response(number), cap_bytes, window)
-            with _record_write(files, files.err(number)):
-                err = CappedSink(files.err(number), cap_bytes, TEXT_WINDOW_BYTES)
-            try:
-                if invocation.tty:
-                    # pexpect only for a CLI that needs a terminal: most debates never load it.
-                    from council.runner.terminal import run_in_terminal
-
-                    raw = await run_in_terminal(
-                        invocation.argv,
-                        stdin=invocation.stdin,
-                        env=env,
-                        cwd=room,
-                        deadline=hard_deadline,
-                        out=out,
-                        grace_s=timeouts.grace_s,
-                        call_id=call_id,
-                        prompts=adapter.interactive_prompts,
-                        confinement=confinement,
-                    )
-                else:
-                    raw = await run_piped(
-                        invocation.argv,
-                        stdin=invocation.stdin,
-                        env=env,
-                        cwd=room,
-                        deadline=hard_deadline,
-                        out=out,
-                        err=err,
-                        grace_s=timeouts.grace_s,
-                        call_id=call_id,
-                        confinement=confinement,
-                    )
-            finally:
-                out.close()
-                err.close()
-            for sink in (out, err):
-                if sink.error is not None and sink.path is not None:
-                    # The tree is dead already: the call ends here, not stored anywhere.
-                    raise RecordWriteError(sink.path, sink.error, files.record_dir.name)
-            verdict, hidden_words = _judge(
-                adapter, invocation, raw, out, err, prompt, timeouts, window
-            )
-            last_err = err.text() or (out.text() if verdict.status is not Status.OK else "")
+            ran: _Ran | None = None
+            if warm is not None and warm.usable and not redo_cold:
+                ran = await _warm_attempt(warm, prompt, files, number, hard_deadline, timeouts)
+            if ran is None:
+                ran = await _spawn_attempt(
+                    adapter,
+                    tool,
+                    prompt,
+                    room=room,
+                    files=files,
+                    number=number,
+                    model=model,
+                    effort=effort,
+                    environ=environ,
+                    cap_bytes=cap_bytes,
+                    tmp_dir=tmp_dir,
+                    confine=confine,
+                    deadline=hard_deadline,
+                    timeouts=timeouts,
+                )
+            verdict, hidden_words = ran.verdict, ran.hidden_words
+            last_err = ran.err_text
             attempts.append(
                 Attempt(
                     number=number,
                     started_s=round(attempt_start - start, 3),
                     status=verdict.status,
-                    exit_code=raw.exit_code,
-                    duration_s=raw.duration_s,
+                    exit_code=ran.exit_code,
+                    duration_s=ran.duration_s,
                     detail=verdict.detail,
-                    argv=invocation.argv,
+                    argv=ran.argv,
                     response_file=files.response(number),
                     err_file=files.err(number),
-                    killed=raw.killed,
-                    dropped_bytes=out.dropped + err.dropped,
+                    killed=ran.killed,
+                    dropped_bytes=ran.dropped_bytes,
                     usage=verdict.usage,
+                    warm=ran.warm,
                 )
             )
-            if raw.spawn_error:
+            if ran.spawn_error:
                 break  # a missing or unrunnable binary will not appear on a retry
-            delay = policy.delay(verdict.status, number - 1, verdict.retry_after_s)
+            if ran.redo_cold and anyio.current_time() < hard_deadline:
+                redo_cold = True  # at once, and not counted: it only reads what happened
+                continue
+            redo_cold = False
+            delay = policy.delay(verdict.status, retries, verdict.retry_after_s)
             if delay is None:
                 break
+            retries += 1
             if anyio.current_time() + delay >= hard_deadline:
                 verdict = Verdict(
                     verdict.status,
@@ -323,6 +288,171 @@ def _prepare(files: CallFiles, room: Path, prompt: str) -> None:
     files.record_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     room.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_private(files.prompt, prompt)
+
+
+@dataclass(frozen=True)
+class _Ran:
+    """One attempt, spawned or warm, as the call's loop needs it."""
+
+    verdict: Verdict
+    argv: tuple[str, ...]
+    duration_s: float
+    exit_code: int | None = None
+    killed: bool = False
+    dropped_bytes: int = 0
+    err_text: str = ""  # what the attempt said on stderr (or stdout, failing), for the tail
+    hidden_words: int = 0
+    spawn_error: bool = False
+    redo_cold: bool = False
+    warm: bool = False
+
+
+async def _spawn_attempt(
+    adapter: Adapter,
+    tool: Tool,
+    prompt: str,
+    *,
+    room: Path,
+    files: CallFiles,
+    number: int,
+    model: str | None,
+    effort: str | None,
+    environ: Mapping[str, str] | None,
+    cap_bytes: int,
+    tmp_dir: Path,
+    confine: bool,
+    deadline: float,
+    timeouts: Timeouts,
+) -> _Ran:
+    """Start the CLI for this attempt alone, and read what it left."""
+    request = Request(
+        prompt=prompt,
+        room=room,
+        answer_path=files.answer(number),
+        prompt_path=files.prompt,
+        model=model,
+        effort=effort,
+    )
+    invocation = adapter.build(tool, request)
+    place_room_files(room, invocation.room_files)
+    call_id = new_call_id()
+    overrides = dict(invocation.env)
+    if invocation.tty:
+        overrides.setdefault("TERM", "xterm-256color")
+    overrides["TMPDIR"] = str(tmp_dir)
+    env = adapter_env(adapter, environ, overrides=overrides, call_id=call_id)
+    confinement = None
+    if confine and invocation.answer_file is not None:
+        with _record_write(files, invocation.answer_file):
+            _touch(invocation.answer_file)  # a rule can only name an existing file
+    if confine:
+        confinement = call_confinement(
+            adapter,
+            env,
+            tmp_dir=tmp_dir,
+            files=[invocation.answer_file] if invocation.answer_file else [],
+        )
+    # Plain text: only its start and end in memory (the word limit keeps a few hundred
+    # words); stderr is only read for its last lines.
+    window = None if adapter.whole_output(tool) else TEXT_WINDOW_BYTES
+    out, err = _sinks(files, number, cap_bytes, window)
+    try:
+        if invocation.tty:
+            # pexpect only for a CLI that needs a terminal: most debates never load it.
+            from council.runner.terminal import run_in_terminal
+
+            raw = await run_in_terminal(
+                invocation.argv,
+                stdin=invocation.stdin,
+                env=env,
+                cwd=room,
+                deadline=deadline,
+                out=out,
+                grace_s=timeouts.grace_s,
+                call_id=call_id,
+                prompts=adapter.interactive_prompts,
+                confinement=confinement,
+            )
+        else:
+            raw = await run_piped(
+                invocation.argv,
+                stdin=invocation.stdin,
+                env=env,
+                cwd=room,
+                deadline=deadline,
+                out=out,
+                err=err,
+                grace_s=timeouts.grace_s,
+                call_id=call_id,
+                confinement=confinement,
+            )
+    finally:
+        out.close()
+        err.close()
+    _check_sinks(files, out, err)
+    verdict, hidden_words = _judge(adapter, invocation, raw, out, err, prompt, timeouts, window)
+    return _Ran(
+        verdict,
+        invocation.argv,
+        raw.duration_s,
+        exit_code=raw.exit_code,
+        killed=raw.killed,
+        dropped_bytes=out.dropped + err.dropped,
+        err_text=err.text() or (out.text() if verdict.status is not Status.OK else ""),
+        hidden_words=hidden_words,
+        spawn_error=bool(raw.spawn_error),
+    )
+
+
+async def _warm_attempt(
+    warm: WarmWorker,
+    prompt: str,
+    files: CallFiles,
+    number: int,
+    deadline: float,
+    timeouts: Timeouts,
+) -> _Ran | None:
+    """This attempt on the seat's warm worker: its messages and stderr are the attempt's
+    response and error files. None when the worker cannot take it."""
+    out, err = _sinks(files, number, DEFAULT_CAP_BYTES, TEXT_WINDOW_BYTES)
+    try:
+        result = await warm.attempt(
+            prompt, out=out, err=err, deadline=deadline, hard_s=timeouts.hard_s
+        )
+    finally:
+        out.close()
+        err.close()
+    _check_sinks(files, out, err)
+    if result is None:
+        return None
+    verdict = result.verdict
+    return _Ran(
+        verdict,
+        result.argv,
+        result.duration_s,
+        killed=result.killed,
+        dropped_bytes=out.dropped + err.dropped,
+        err_text=err.text() if verdict.status is not Status.OK else "",
+        redo_cold=result.redo_cold,
+        warm=True,
+    )
+
+
+def _sinks(
+    files: CallFiles, number: int, cap_bytes: int, window: int | None
+) -> tuple[CappedSink, CappedSink]:
+    with _record_write(files, files.response(number)):
+        out = CappedSink(files.response(number), cap_bytes, window)
+    with _record_write(files, files.err(number)):
+        err = CappedSink(files.err(number), cap_bytes, TEXT_WINDOW_BYTES)
+    return out, err
+
+
+def _check_sinks(files: CallFiles, *sinks: CappedSink) -> None:
+    for sink in sinks:
+        if sink.error is not None and sink.path is not None:
+            # The tree is dead already: the call ends here, not stored anywhere.
+            raise RecordWriteError(sink.path, sink.error, files.record_dir.name)
 
 
 def _judge(
@@ -392,21 +522,3 @@ def _private_tmp() -> Iterator[Path]:
 def _touch(path: Path) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.close(fd)
-
-
-def _place_room_files(room: Path, room_files: Mapping[str, str]) -> None:
-    """Write files the CLI must find in its room; rooms are read-only, so open it briefly."""
-    if not room_files:
-        return
-    mode = stat.S_IMODE(room.stat().st_mode)
-    os.chmod(room, mode | stat.S_IWUSR | stat.S_IXUSR)
-    try:
-        for name, text in room_files.items():
-            target = room / name
-            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with suppress(FileNotFoundError):
-                os.chmod(target, 0o600)
-            write_private(target, text)
-            os.chmod(target, 0o400)
-    finally:
-        os.chmod(room, mode)

@@ -34,6 +34,11 @@ def hurry() -> None:
     _hurry.set()
 
 
+def hurried() -> bool:
+    """A second Ctrl-C came: no more grace periods."""
+    return _hurry.is_set()
+
+
 def unhurried() -> None:
     """A new run starts with full grace periods."""
     _hurry.clear()
