@@ -64,6 +64,7 @@ class LoggedRequest:
     dialect: str
     headers: dict[str, str]
     body: Any
+    body_bytes: int = 0  # the request body's size on the wire (after de-chunking)
     prompt: str = ""
     model: str = ""
     stream: bool = False
@@ -234,6 +235,7 @@ def _client_left(conn: socket.socket, timeout: float) -> bool:
 
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeModelServer
+    body_bytes = 0  # of the request being handled
     protocol_version = "HTTP/1.1"
     server_version = "FakeModel/1"
 
@@ -254,6 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         if not raw and self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             raw = self._read_chunked()
+        self.body_bytes = len(raw)
         if not raw:
             return {}
         try:
@@ -388,7 +391,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _count(self, client: str | None, path: str, body: Any, turn: Turn) -> None:
         entry = LoggedRequest(client, "POST", path, "count", dict(self.headers), body)
-        entry.outcome = "count"
+        entry.outcome, entry.body_bytes = "count", self.body_bytes
         self.fake.record(entry)
         tokens = max(1, len(json.dumps(body)) // 4)
         self._send_json(200, {"input_tokens": tokens, "totalTokens": tokens})
@@ -403,6 +406,7 @@ class _Handler(BaseHTTPRequestHandler):
             dialect.name,
             dict(self.headers),
             body,
+            body_bytes=self.body_bytes,
             prompt=turn.prompt,
             model=turn.model,
             stream=turn.stream,

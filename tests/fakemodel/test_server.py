@@ -65,6 +65,15 @@ def test_chat_completions_answer_plain_and_streamed_with_the_reply_for_the_promp
     assert [r.client for r in server.requests()] == ["qwen", None]
 
 
+def test_the_log_records_each_request_bodys_size_on_the_wire(server):
+    """What a CLI sends a vendor, in bytes (the real-CLI bench adds it up per CLI)."""
+    body = chat("Hello café", tools=[{"type": "function", "function": {"name": "read"}}])
+    post(f"{server.url('qwen')}/v1/chat/completions", body)
+    post(f"{server.url('claude')}/v1/messages/count_tokens", body, {"anthropic-version": "1"})
+    sent = len(json.dumps(body).encode())
+    assert [(r.outcome, r.body_bytes) for r in server.log] == [("answer", sent), ("count", sent)]
+
+
 def test_responses_stream_ends_with_response_completed_holding_the_message(server):
     body = {
         "model": "m",
