@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _SHARED = [
     Opt(("-c", "--config"), "key=value", repeat=True),
     Opt(("-m", "--model"), "MODEL"),
+    Opt(("-p", "--profile"), "CONFIG_PROFILE_V2"),
     Opt(
         ("-s", "--sandbox"), "SANDBOX_MODE", ("read-only", "workspace-write", "danger-full-access")
     ),

@@ -309,3 +309,58 @@ async def test_a_file_outside_the_room_is_not_created_when_the_model_writes_ther
     assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
     assert not target.exists()
     assert list(project.iterdir()) == []
+
+
+async def test_a_codex_500_is_retried_once_inside_codex_then_left_to_council(real_cli):
+    """0.169.0 ignores top-level `request_max_retries` (council passed it until now: a 500
+    was 30 requests over 24 s). Per provider it counts: one retry in codex, 2 requests per
+    council attempt, and the 500 reads as transient, for council's own retry policy."""
+    seat = real_cli("codex")
+    seat.server.add_rule(client="codex", contains="fail?", status=500)
+    policy = RetryPolicy(base_delay_s=0.05, max_delay_s=0.2, rate_limit_retries=1)
+    outcome = await seat.ask("Question: fail?", soft=SOFT_S, policy=policy)
+    assert outcome.status is Status.RATE_LIMITED, (outcome.detail, outcome.stderr_tail)
+    assert len(outcome.attempts) == 2
+    assert [r.status for r in seat.server.requests("codex")] == [500] * 4
+    err = outcome.attempts[0].err_file.read_text()
+    assert "model_providers.fakemodel.request_max_retries=0" in outcome.attempts[0].argv
+    assert "is ignored" not in err  # no setting of council's goes unread
+
+
+@pytest.mark.parametrize("cli", ["gemini", "qwen"])
+async def test_gemini_and_qwen_answer_in_one_node_process_not_relaunched(real_cli, cli):
+    """Left alone, both start a second node process to raise their heap limit, for the
+    `--version` probe too (0.4-0.7 s and 150-200 MB more a run); council's NO_RELAUNCH
+    variable keeps the first one."""
+    seat = real_cli(cli)
+    seat.server.add_rule(client=cli, contains="one process?", delay_s=3.0)
+    most: list[list[str]] = []
+
+    async def watch() -> None:
+        nonlocal most
+        while True:
+            nodes = [_cmdline(p) for p in council_processes() if _is_node(p)]
+            most = max(most, nodes, key=len)
+            await anyio.sleep(0.1)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        outcome = await seat.ask("Question: one process?", soft=SOFT_S)
+        tg.cancel_scope.cancel()
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [r.outcome for r in seat.server.requests(cli)] == ["answer"]
+    assert len(most) == 1, most
+
+
+def _cmdline(proc: psutil.Process) -> list[str]:
+    try:
+        return proc.cmdline()
+    except psutil.Error:
+        return []
+
+
+def _is_node(proc: psutil.Process) -> bool:
+    try:
+        return proc.name().startswith("node")
+    except psutil.Error:
+        return False

@@ -302,6 +302,9 @@ class Adapter:
     sandbox: ClassVar[str] = "clean room only"  # read-only measures, as doctor shows them
     env_prefixes: ClassVar[tuple[str, ...]] = ()  # this vendor's variables reach its CLI
     env_names: ClassVar[tuple[str, ...]] = ()
+    # Variables set for every run of this CLI, its version probe included (a call's own come
+    # from `build`, on top of these).
+    fixed_env: ClassVar[Mapping[str, str]] = {}
     # Variables this CLI sets for the processes it runs (a name, or a prefix ending in `_`):
     # removed from every seat's environment, so a CLI council runs never acts as a child of
     # the IDE session council itself may run in.

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from council.adapters.base import (
     AUTH_PATTERNS,
+    RATE_LIMIT_PATTERNS,
     Adapter,
     AuthState,
     Invocation,
@@ -18,6 +23,14 @@ from council.adapters.base import (
     Usage,
     Verdict,
 )
+
+# council's retry policy is the one in force: one retry in codex (a 500 is 2 requests, as
+# claude's), not its defaults of 4 request and 5 stream retries, which multiply (a 500 was 30
+# requests over 24 s). 0.169.0 reads them per provider only, and refuses a built-in
+# provider's id under [model_providers] ("Built-in providers cannot be overridden"): the caps
+# go to a provider the user defined, and the built-in `openai` keeps codex's own retries.
+RETRY_CAPS = ("request_max_retries=0", "stream_max_retries=1")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 class CodexAdapter(Adapter):
@@ -51,6 +64,12 @@ class CodexAdapter(Adapter):
     # The model docs/spec/config.md gives codex in its `deep` preset (clis.md names none).
     strongest_model = "gpt-5.2"
     strongest_effort = "xhigh"
+    # After its own retries 0.169.0 reports a 500 as "We're currently experiencing high
+    # demand, which may cause temporary errors." (no status): transient, retried.
+    rate_limit_patterns = (
+        *RATE_LIMIT_PATTERNS,
+        re.compile(r"experiencing high demand", re.I),
+    )
     # codex 0.169.0 when a provider's key variable is unset:
     # "ERROR: Missing environment variable: `OPENAI_API_KEY`." (exit 1)
     auth_patterns = (
@@ -74,19 +93,17 @@ class CodexAdapter(Adapter):
             "read-only",
             "-o",
             str(request.answer_path),
-            # council's retry policy is the one in force
-            "-c",
-            "request_max_retries=1",
-            "-c",
-            "stream_max_retries=1",
         ]
+        argv += retry_caps(self.settings.extra_args, _codex_home(self.settings.env))
         if model := self.model_for(request):
             argv += ["-m", model]
         if effort := self.effort_for(request):
             argv += ["-c", f'model_reasoning_effort="{effort}"']
         argv += [*self.settings.extra_args, "-"]
         return Invocation(
-            argv=tuple(argv), stdin=request.prompt.encode(), answer_file=request.answer_path
+            argv=tuple(argv),
+            stdin=request.prompt.encode(),
+            answer_file=request.answer_path,
         )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
@@ -128,3 +145,40 @@ class CodexAdapter(Adapter):
         if auth.is_file():
             return AuthState(True, str(auth))
         return AuthState(False, "no OPENAI_API_KEY and no auth.json")
+
+
+def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
+    """`-c model_providers.<id>.request_max_retries=0 ...` for the provider this call will
+    use, when the user defined it (config.toml, a `--profile` file, or `-c model_provider=`
+    in extra_args); nothing for a built-in provider, which codex does not let us change."""
+    config = _toml(codex_home / "config.toml")
+    provider = config.get("model_provider")
+    providers = dict(config.get("model_providers") or {})
+    for flag, value in pairwise([*extra_args, ""]):
+        if flag in ("-p", "--profile") and value:
+            profile = _toml(codex_home / f"{value}.config.toml")
+            provider = profile.get("model_provider", provider)
+            providers.update(profile.get("model_providers") or {})
+        elif flag in ("-c", "--config") and value.partition("=")[0].strip() == "model_provider":
+            provider = value.partition("=")[2].strip().strip("\"'")
+        elif flag == "--oss":
+            provider = None  # a built-in local provider
+    if not isinstance(provider, str) or provider not in providers or not _BARE_KEY.match(provider):
+        return []
+    return [arg for cap in RETRY_CAPS for arg in ("-c", f"model_providers.{provider}.{cap}")]
+
+
+def _codex_home(env: Mapping[str, str]) -> Path:
+    """Where codex reads its config: CODEX_HOME as the call will see it (the config's `env`
+    for codex first), else ~/.codex."""
+    return Path(env.get("CODEX_HOME") or os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A codex config file's settings; {} when it is missing or unreadable (codex itself then
+    says what is wrong with it)."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
