@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from council.adapters.base import Status
+from council.prompts import render
 from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER
 from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
@@ -308,6 +309,68 @@ async def test_a_file_outside_the_room_is_not_created_when_the_model_writes_ther
     outcome = await seat.ask(f"Question: write outside? [[fake:write={target}]]", soft=SOFT_S)
     assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
     assert not target.exists()
+    assert list(project.iterdir()) == []
+
+
+# -- Lean mode (docs/lean.md): every CLI still answers, with no tool and far fewer bytes -----
+
+LEAN = render("lean_system")
+LEAN_MARK = LEAN.splitlines()[0]  # how a request shows council's system prompt arrived
+
+
+def _body_text(request) -> str:
+    return json.dumps(request.body, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_lean_mode_answers_unchanged_with_no_tool_and_a_fraction_of_the_bytes(real_cli, cli):
+    """The same call twice side by side, the CLI's usual set-up and lean: the lean one
+    declares no tool, carries council's system prompt instead of the agent's, answers the
+    same, in one request, the CLI adding at most a quarter of the bytes it adds otherwise
+    (measured: 4-80 times fewer, docs/lean.md)."""
+    usual, lean = real_cli(cli, label="usual"), real_cli(cli, label="lean")
+    prompts = {"usual": PROMPT + "Seat: U\n", "lean": PROMPT + "Seat: L\n"}
+    usual.server.add_rule(client=cli, contains="does the prompt arrive", long_chars=LONG)
+    outcomes = {}
+
+    async def run(name, seat, **kwargs):
+        outcomes[name] = await seat.ask(prompts[name], soft=SOFT_S, **kwargs)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, "usual", usual)
+        tg.start_soon(functools.partial(run, "lean", lean, lean_prompt=LEAN))
+
+    sent = {}
+    for name, outcome in outcomes.items():
+        assert outcome.status is Status.OK, (name, outcome.detail, outcome.stderr_tail)
+        assert [a.exit_code for a in outcome.attempts] == [0], name
+        requests = usual.server.requests(cli, prompt_has=f"Seat: {name[0].upper()}")
+        assert [r.outcome for r in requests] == ["answer"], (name, requests)
+        expected = reply_for(arrived(cli, prompts[name]), usual.server.behaviour_for(cli, PROMPT))
+        assert outcome.text == expected, name
+        sent[name] = requests[0]
+    assert sent["lean"].tools == () and sent["usual"].tools != ()
+    assert LEAN_MARK in _body_text(sent["lean"]) and LEAN_MARK not in _body_text(sent["usual"])
+    # What the CLI adds to council's prompt (the same prompt in both, but for one letter).
+    added = {
+        name: request.body_bytes - len(prompts[name].encode()) for name, request in sent.items()
+    }
+    assert added["lean"] * 4 <= added["usual"], added
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_lean_mode_writes_nothing_when_the_model_asks_to(real_cli, cli, tmp_path):
+    """Read-only as ever: plan modes, sandboxes and write confinement stay; with no tool the
+    CLI has nothing to write with, in the room or outside it."""
+    seat = real_cli(cli)
+    project = tmp_path / "project"
+    project.mkdir()
+    before = seat.room_snapshot()
+    prompt = f"Question: write? [[fake:write={project / 'evil.py'}]]"
+    outcome = await seat.ask(prompt, soft=SOFT_S, lean_prompt=LEAN)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [r.tools for r in seat.server.requests(cli)] == [()]
+    assert seat.room_snapshot() == {**before, **await seat.placed_by_council(prompt, LEAN)}
     assert list(project.iterdir()) == []
 
 

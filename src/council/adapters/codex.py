@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -13,6 +14,7 @@ from typing import Any
 
 from council.adapters.base import (
     AUTH_PATTERNS,
+    COUNCIL_ROOM_DIR,
     RATE_LIMIT_PATTERNS,
     Adapter,
     AuthState,
@@ -24,6 +26,29 @@ from council.adapters.base import (
     Verdict,
 )
 
+LEAN_INSTRUCTIONS = f"{COUNCIL_ROOM_DIR}/codex-instructions.md"
+# What lean mode turns off (0.169.0, measured against the fake model server: 39.6 KB a request
+# down to 1.8 KB, docs/lean.md). `-c features.<name>=false` rather than `--disable <name>`: an
+# unknown feature name is then a warning in another version, not a refusal to start.
+LEAN_FEATURES = (
+    "shell_tool",  # exec_command
+    "unified_exec",  # exec_command and write_stdin
+    "view_image",
+    "multi_agent",
+    "goals",  # get_goal, create_goal, update_goal
+    "image_generation",
+)
+LEAN_SETTINGS = (
+    # the agent's own instructions around the prompt: skills, the sandbox's and the apps'
+    # notes, the environment (cwd, shell, date), collaboration modes
+    "skills.include_instructions=false",
+    "include_permissions_instructions=false",
+    "include_apps_instructions=false",
+    "include_environment_context=false",
+    "include_collaboration_mode_instructions=false",
+    "tools.experimental_request_user_input.enabled=false",
+    'web_search="disabled"',
+)
 # council's retry policy is the one in force: one retry in codex (a 500 is 2 requests, as
 # claude's), not its defaults of 4 request and 5 stream retries, which multiply (a 500 was 30
 # requests over 24 s). 0.169.0 reads them per provider only, and refuses a built-in
@@ -95,6 +120,10 @@ class CodexAdapter(Adapter):
             str(request.answer_path),
         ]
         argv += retry_caps(self.settings.extra_args, _codex_home(self.settings.env))
+        room_files: dict[str, str] = {}
+        if (lean := self.lean_for(request)) is not None:
+            room_files[LEAN_INSTRUCTIONS] = lean
+            argv += lean_config(request.room / LEAN_INSTRUCTIONS)
         if model := self.model_for(request):
             argv += ["-m", model]
         if effort := self.effort_for(request):
@@ -104,6 +133,7 @@ class CodexAdapter(Adapter):
             argv=tuple(argv),
             stdin=request.prompt.encode(),
             answer_file=request.answer_path,
+            room_files=room_files,
         )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
@@ -145,6 +175,17 @@ class CodexAdapter(Adapter):
         if auth.is_file():
             return AuthState(True, str(auth))
         return AuthState(False, "no OPENAI_API_KEY and no auth.json")
+
+
+def lean_config(instructions: Path) -> list[str]:
+    """The `-c` overrides of a lean call: council's instructions (`instructions`, a file) in
+    place of codex's, and no tool at all. `-s read-only` stays as it is."""
+    settings = [
+        f"model_instructions_file={json.dumps(str(instructions))}",
+        *LEAN_SETTINGS,
+        *(f"features.{name}=false" for name in LEAN_FEATURES),
+    ]
+    return [arg for setting in settings for arg in ("-c", setting)]
 
 
 def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from council.adapters.base import (
+    COUNCIL_ROOM_DIR,
     Adapter,
     AuthState,
     Invocation,
@@ -19,6 +20,12 @@ from council.adapters.base import (
     first_line,
     token_count,
 )
+
+LEAN_SYSTEM = f"{COUNCIL_ROOM_DIR}/gemini-system.md"
+LEAN_POLICY = f"{COUNCIL_ROOM_DIR}/gemini-policy.toml"
+# A user-tier policy rule (--policy) outranks every rule of the default tier, plan mode's
+# included: every tool denied, so none is declared to the model.
+DENY_ALL_POLICY = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
 
 EXIT_AUTH = 41
 EXIT_INPUT = 42
@@ -59,11 +66,21 @@ class GeminiAdapter(Adapter):
             # The room is ours and read-only; an untrusted folder exits 55 headless.
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
         }
+        room_files: dict[str, str] = {}
+        if (lean := self.lean_for(request)) is not None:
+            # Plan mode stays; a deny-all policy above it leaves no tool to declare (a denied
+            # tool is not offered), and council's system prompt replaces gemini's (43.9 KB a
+            # request down to 0.8 KB, docs/lean.md).
+            room_files = {LEAN_SYSTEM: lean, LEAN_POLICY: DENY_ALL_POLICY}
+            argv += ["--policy", str(request.room / LEAN_POLICY)]
+            env["GEMINI_SYSTEM_MD"] = str(request.room / LEAN_SYSTEM)
         # Without -m the CLI first calls a routing model: one more round trip.
         if model := self.model_for(request):
             argv += ["-m", model]
         argv += self.settings.extra_args
-        return Invocation(argv=tuple(argv), stdin=request.prompt.encode(), env=env)
+        return Invocation(
+            argv=tuple(argv), stdin=request.prompt.encode(), env=env, room_files=room_files
+        )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         if result.exit_code == EXIT_AUTH:

@@ -186,6 +186,12 @@ output_option = click.option(
     help="Skip the BLIND TAKE (each challenger's own first answer, beside the proposal).",
 )
 @click.option(
+    "--no-lean",
+    is_flag=True,
+    help="Run every CLI with its own tools and system prompt, even when the files are "
+    "inlined whole in the prompt (see docs/lean.md).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -214,6 +220,7 @@ def debate(
     allow_outside: bool,
     allow_secrets: bool,
     no_blind: bool,
+    no_lean: bool,
     detach: bool,
 ) -> ExitCode:
     """Run a structured debate and print the DECISION.
@@ -252,6 +259,7 @@ def debate(
         allow_outside=allow_outside,
         allow_secrets=allow_secrets,
         no_blind=no_blind,
+        no_lean=no_lean,
     )
     check_output(output, files, question)
     config = state.config()

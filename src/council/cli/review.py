@@ -111,6 +111,12 @@ def emit_review_run(run: ReviewRun, form: str) -> ExitCode:
 @click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
 @click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
 @click.option(
+    "--no-lean",
+    is_flag=True,
+    help="Run every CLI with its own tools and system prompt, even when the files are "
+    "inlined whole in the prompt (see docs/lean.md).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -134,6 +140,7 @@ def review(
     scratchpad: str | None,
     allow_outside: bool,
     allow_secrets: bool,
+    no_lean: bool,
     detach: bool,
 ) -> ExitCode:
     """Review code with several AI CLIs: each reviews blind and in parallel, then checks the
@@ -169,6 +176,7 @@ def review(
         scratchpad=scratchpad,
         allow_outside=allow_outside,
         allow_secrets=allow_secrets,
+        no_lean=no_lean,
     )
     config = state.config()
     if detach:

@@ -62,6 +62,7 @@ class DebateFlags:
     allow_outside: bool = False
     allow_secrets: bool = False
     no_blind: bool = False
+    no_lean: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class DebatePlan:
     ready_timeout_s: float = 60.0
     hard_timeout_factor: float = 1.5
     blind: bool = True  # the BLIND TAKE phase beside the PROPOSAL
+    lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -298,6 +300,7 @@ def resolve_plan(
         ready_timeout_s=debate.ready_timeout_s,
         hard_timeout_factor=debate.hard_timeout_factor,
         blind=settings["blind"].value,
+        lean=not flags.no_lean,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,

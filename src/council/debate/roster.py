@@ -47,6 +47,7 @@ class DebateRoster(Roster):
             ready_timeout_s=plan.ready_timeout_s,
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="proposal",
+            lean=plan.lean,
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None

@@ -88,15 +88,9 @@ class Dispatch:
             await self.journal.note(f"reused {stem} from the record", stem=stem)
             progress.seat(seat.name, phase=phase, state="reused", words=stored.words)
             return stored
+        shared = {**self.values(), **values}
         prompt = render(
-            template,
-            phase=phase,
-            role=seat.role,
-            round=round_no,
-            limit=limit,
-            vote=vote,
-            **self.values(),
-            **values,
+            template, phase=phase, role=seat.role, round=round_no, limit=limit, vote=vote, **shared
         )
         ask = Ask(
             prompt=prompt,
@@ -104,6 +98,7 @@ class Dispatch:
             limit=None if whole else limit,
             vote=vote,
             inspect=self.closing if vote else None,
+            lean_prompt=self.roster.lean_prompt(files_inlined="files" in shared),
         )
         await self.journal.bus.send(
             Message(

@@ -31,7 +31,7 @@ from council.panel.journal import Journal
 from council.panel.messages import LEAD, ReadyReport
 from council.panel.seat import SeatPlan
 from council.panel.seats import SeatWorker
-from council.prompts import warm_up
+from council.prompts import render, warm_up
 from council.runner.resolve import ToolCache
 
 
@@ -50,8 +50,10 @@ class Roster:
         ready_timeout_s: float = 60.0,
         hard_timeout_factor: float = 1.5,
         first_template: str | None = None,
+        lean: bool = True,
     ) -> None:
         self._planned = seats
+        self.lean = lean  # False: --no-lean (docs/lean.md)
         self.rooms = rooms  # outside the project, this run's only
         self.guard = guard  # checks the user's project around each call
         self.context = context
@@ -144,6 +146,14 @@ class Roster:
 
     async def after_ready(self) -> None:
         """Runs once every seat is READY or dropped (the debate replaces its advocate here)."""
+
+    def lean_prompt(self, *, files_inlined: bool) -> str | None:
+        """Council's system prompt for a call that may run lean (docs/lean.md), or None: lean
+        unless --no-lean, and only when the call's prompt holds every given file whole (none
+        cut by the line caps), or there is none, since a lean CLI has no tool to read one."""
+        context = self.context
+        whole = context.truncated_count == 0 and (files_inlined or not context.excerpts)
+        return render("lean_system") if self.lean and whole else None
 
     def build_room(self, seat: str) -> Path:
         """The seat's clean room, built (or refreshed) outside the project; the record keeps

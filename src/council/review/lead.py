@@ -96,6 +96,7 @@ class ReviewLead:
             ready_timeout_s=plan.ready_timeout_s,
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="review",
+            lean=plan.lean,
         )
         self.dispatch = Dispatch(self.roster, self.journal, self._prompt_values)
         self.files = files_block(context, numbered=True)

@@ -149,9 +149,11 @@ async def run_call(
     cap_bytes: int = DEFAULT_CAP_BYTES,
     tmp_dir: Path | None = None,
     confine: bool = True,
+    lean_prompt: str | None = None,
 ) -> CallOutcome:
     """`tmp_dir`: the CLI's TMPDIR (None: a private one for this call, removed after it).
-    `confine`: run it under write confinement where the kernel has it (runner/confine.py)."""
+    `confine`: run it under write confinement where the kernel has it (runner/confine.py).
+    `lean_prompt`: council's system prompt when the call may run lean (`Request.lean_prompt`)."""
     policy = policy or RetryPolicy()
     if tmp_dir is None:
         # Never the shared temp dir (the user's project may live there): one of its own.
@@ -171,6 +173,7 @@ async def run_call(
                 cap_bytes=cap_bytes,
                 tmp_dir=own,
                 confine=confine,
+                lean_prompt=lean_prompt,
             )
     # A few kilobytes into the page cache: cheaper inline than a thread hop per call, which
     # sixteen seats asked at once would queue behind each other.
@@ -205,6 +208,7 @@ async def run_call(
                 prompt_path=files.prompt,
                 model=model,
                 effort=effort,
+                lean_prompt=lean_prompt,
             )
             invocation = adapter.build(tool, request)
             _place_room_files(room, invocation.room_files)
