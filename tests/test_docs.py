@@ -70,3 +70,21 @@ def test_the_architecture_guide_names_files_that_exist():
         if not found:
             missing.append(name)
     assert not missing, f"docs/architecture.md names files that do not exist: {missing}"
+
+
+def test_every_flag_of_debate_and_review_is_in_the_commands_spec():
+    """`--help` and docs/spec/commands.md agree: each flag is in the command's section (or is
+    one of the global ones the spec lists at its top)."""
+    from council.cli import app
+
+    spec = (ROOT / "docs" / "spec" / "commands.md").read_text(encoding="utf-8")
+    global_line = next(line for line in spec.splitlines() if line.startswith("Every command"))
+    global_line += spec.split("Global:", 1)[1].split("\n\n", 1)[0]
+    missing = []
+    for name in ("debate", "review"):
+        section = spec.split(f"## council {name}", 1)[1].split("\n## ", 1)[0]
+        for param in app.cli.commands[name].params:
+            for flag in (o for o in param.opts if o.startswith("--")):
+                if not re.search(rf"`{flag}\b", section) and flag not in global_line:
+                    missing.append(f"council {name} {flag}")
+    assert not missing, missing

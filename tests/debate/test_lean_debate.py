@@ -1,7 +1,7 @@
-"""Which calls of a whole debate run lean (docs/lean.md), on the strict fake vendor CLIs: a seat
-whose prompt holds every given file whole; not a seat that is only told about the files (a
-proxy, the lead) while there are files; none when a file was cut, none with --no-lean, and not
-the CLI whose `clis.<name>.lean` is false."""
+"""Which calls of a whole debate (and a review) run lean (docs/lean.md), on the strict fake
+vendor CLIs: a seat whose prompt holds every given file whole; not a seat only told about the
+files (a proxy, the lead) while there are files; none when a file was cut, none with --no-lean,
+and not the CLI whose `clis.<name>.lean` is false."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from fakes.install import FakeClis, install_fakes
 
 SEATS = ("--advocate", "claude", "--critic", "codex", "--with", "gemini", "--lead", "qwen")
 QUESTION = "Should the retry loop live in the client or the server?"
+DEBATE = ("debate", QUESTION, *SEATS)
+REVIEW = ("review", "--with", "claude,codex", "--files", "client.py")
 
 
 def lean_calls(fakes: FakeClis, cli: str) -> list[bool]:
@@ -50,11 +52,11 @@ def debate(tmp_path: Path):
         **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
     }
 
-    def run(*args: str, config: str = "") -> FakeClis:
+    def run(*args: str, config: str = "", command: tuple[str, ...] = DEBATE) -> FakeClis:
         if config:
             (project / "council.yaml").write_text(config)
         done = subprocess.run(
-            [sys.executable, "-m", "council", "debate", QUESTION, *SEATS, "--json", *args],
+            [sys.executable, "-m", "council", *command, "--json", *args],
             cwd=project,
             env=env,
             capture_output=True,
@@ -62,8 +64,14 @@ def debate(tmp_path: Path):
             timeout=180,
             stdin=subprocess.DEVNULL,
         )
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["decision"]
+        if command == REVIEW:
+            # The vendor fakes answer prose, not findings: the review ends with exit 3 once
+            # its REVIEW and REVIEW_REPAIR calls are made, which is all these tests look at.
+            assert done.returncode == 3, done.stderr
+            assert "REVIEW_REPAIR reviewer-codex ok" in done.stderr
+        else:
+            assert done.returncode == 0, done.stderr
+            assert json.loads(done.stdout)["decision"]
         return fakes
 
     return run
@@ -101,3 +109,12 @@ def test_lean_false_in_the_config_turns_it_off_for_that_cli_only(debate):
     fakes = debate(config="clis:\n  codex:\n    lean: false\n")
     assert set(lean_calls(fakes, "codex")) == {False}
     assert set(lean_calls(fakes, "claude")) == {True}
+
+
+def test_a_review_runs_lean_as_its_prompts_hold_the_code_whole_and_no_lean_turns_it_off(debate):
+    fakes = debate(command=REVIEW)
+    first = {cli: len(lean_calls(fakes, cli)) for cli in ("claude", "codex")}
+    assert set(lean_calls(fakes, "claude")) == set(lean_calls(fakes, "codex")) == {True}
+    fakes = debate("--no-lean", command=REVIEW)
+    for cli in ("claude", "codex"):
+        assert set(lean_calls(fakes, cli)[first[cli] :]) == {False}, cli
