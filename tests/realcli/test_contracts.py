@@ -327,7 +327,7 @@ async def test_lean_mode_answers_unchanged_with_no_tool_and_a_fraction_of_the_by
     """The same call twice side by side, the CLI's usual set-up and lean: the lean one
     declares no tool, carries council's system prompt instead of the agent's, answers the
     same, in one request, the CLI adding at most a quarter of the bytes it adds otherwise
-    (measured: 4-80 times fewer, docs/lean.md)."""
+    (measured: 6-58 times fewer, docs/lean.md)."""
     usual, lean = real_cli(cli, label="usual"), real_cli(cli, label="lean")
     prompts = {"usual": PROMPT + "Seat: U\n", "lean": PROMPT + "Seat: L\n"}
     usual.server.add_rule(client=cli, contains="does the prompt arrive", long_chars=LONG)
