@@ -393,7 +393,7 @@ async def test_a_codex_500_is_retried_once_inside_codex_then_left_to_council(rea
 @pytest.mark.parametrize("cli", ["gemini", "qwen"])
 async def test_gemini_and_qwen_answer_in_one_node_process_not_relaunched(real_cli, cli):
     """Left alone, both start a second node process to raise their heap limit, for the
-    `--version` probe too (0.4-0.7 s and 150-200 MB more a run); council's NO_RELAUNCH
+    `--version` probe too (0.3-0.7 s more a run); council's NO_RELAUNCH
     variable keeps the first one."""
     seat = real_cli(cli)
     seat.server.add_rule(client=cli, contains="one process?", delay_s=3.0)

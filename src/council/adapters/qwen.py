@@ -56,7 +56,7 @@ class QwenAdapter(Adapter):
     sandbox = "--approval-mode plan"
     env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
     # 0.15.10 otherwise starts a second node process to raise its heap limit, `--version`
-    # included: 0.7 s and ~200 MB more per run. council's prompts fit the default heap.
+    # included: 0.3-0.7 s more per run. council's prompts fit the default heap.
     fixed_env = {"QWEN_CODE_NO_RELAUNCH": "true"}
     host_markers = ("QWEN_CODE",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
