@@ -97,3 +97,21 @@ def test_the_readme_lists_every_exit_code_and_debate_help_agrees_with_it():
         if command == "debate":  # a debate's codes read as the README says them (it may add)
             differ = {c: (d, readme[c]) for c, d in codes.items() if not readme[c].startswith(d)}
             assert not differ, differ
+
+
+def test_every_flag_of_debate_and_review_is_in_the_commands_spec():
+    """`--help` and docs/spec/commands.md agree: each flag is in the command's section (or is
+    one of the global ones the spec lists at its top)."""
+    from council.cli import app
+
+    spec = (ROOT / "docs" / "spec" / "commands.md").read_text(encoding="utf-8")
+    global_line = next(line for line in spec.splitlines() if line.startswith("Every command"))
+    global_line += spec.split("Global:", 1)[1].split("\n\n", 1)[0]
+    missing = []
+    for name in ("debate", "review"):
+        section = spec.split(f"## council {name}", 1)[1].split("\n## ", 1)[0]
+        for param in app.cli.commands[name].params:
+            for flag in (o for o in param.opts if o.startswith("--")):
+                if not re.search(rf"`{flag}\b", section) and flag not in global_line:
+                    missing.append(f"council {name} {flag}")
+    assert not missing, missing

@@ -39,6 +39,7 @@ class Seat:
         model: str | None = None,
         effort: str | None = None,
         policy: RetryPolicy = FAST_RETRY,
+        lean_prompt: str | None = None,
     ) -> CallOutcome:
         resolved = await self.resolve()
         assert resolved.tool is not None, resolved.problem
@@ -53,6 +54,7 @@ class Seat:
             policy=policy,
             model=model,
             effort=effort,
+            lean_prompt=lean_prompt,
         )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from helpers import answer_calls
 
@@ -13,13 +15,59 @@ pytestmark = pytest.mark.anyio
 PROMPT = "ACTION: PROPOSAL\nQuestion: monolith or services?"
 
 
-async def test_codex_runs_exec_read_only_with_its_own_retries_capped(fakes, seat_for):
+async def test_codex_runs_exec_read_only(fakes, seat_for):
     await seat_for("codex").ask(PROMPT)
     argv = answer_calls(fakes, "codex")[0]["argv"]
     assert argv[0] == "exec" and argv[-1] == "-"
     assert argv[argv.index("-s") + 1] == "read-only"
-    assert "request_max_retries=1" in argv and "stream_max_retries=1" in argv
     assert not any("dangerously" in a or a in ("--full-auto", "--yolo") for a in argv)
+
+
+def write_codex_config(home: Path, text: str, name: str = "config.toml") -> None:
+    (home / ".codex").mkdir(exist_ok=True)
+    (home / ".codex" / name).write_text(text)
+
+
+PROVIDER = '[model_providers.{id}]\nname = "{id}"\nbase_url = "http://127.0.0.1:1/v1"\n'
+
+
+def caps(argv: list[str]) -> list[str]:
+    return [a for a in argv if "max_retries" in a]
+
+
+async def test_codex_retries_are_capped_on_the_provider_the_user_defined(fakes, seat_for):
+    """0.169.0 ignores top-level `request_max_retries` (a warning) and reads it per provider:
+    the caps go to the user's own provider, one retry in all (a 500 is 2 requests)."""
+    write_codex_config(Path.home(), 'model_provider = "corp"\n' + PROVIDER.format(id="corp"))
+    await seat_for("codex").ask(PROMPT)
+    argv = answer_calls(fakes, "codex")[0]["argv"]
+    assert caps(argv) == [
+        "model_providers.corp.request_max_retries=0",
+        "model_providers.corp.stream_max_retries=1",
+    ]
+    assert all(argv[argv.index(c) - 1] == "-c" for c in caps(argv))
+
+
+async def test_codex_on_a_built_in_provider_gets_no_retry_setting_it_would_refuse(fakes, seat_for):
+    """A built-in provider's id under [model_providers] stops 0.169.0 ("Built-in providers
+    cannot be overridden"), and a top-level key is ignored: nothing is passed."""
+    write_codex_config(Path.home(), 'model = "gpt-5.5"\n')
+    await seat_for("codex").ask(PROMPT)
+    assert caps(answer_calls(fakes, "codex")[0]["argv"]) == []
+
+
+async def test_codex_retry_caps_follow_a_provider_or_profile_chosen_in_extra_args(fakes, seat_for):
+    write_codex_config(Path.home(), PROVIDER.format(id="corp"))
+    write_codex_config(
+        Path.home(), 'model_provider = "lab"\n' + PROVIDER.format(id="lab"), "fast.config.toml"
+    )
+    chosen = seat_for("codex", extra_args=("-c", 'model_provider="corp"'))
+    await chosen.ask(PROMPT)
+    profiled = seat_for("codex", extra_args=("--profile", "fast"))
+    await profiled.ask(PROMPT)
+    first, second = answer_calls(fakes, "codex")
+    assert caps(first["argv"])[0] == "model_providers.corp.request_max_retries=0"
+    assert caps(second["argv"])[0] == "model_providers.lab.request_max_retries=0"
 
 
 async def test_codex_answer_comes_from_the_output_file_in_the_record_not_the_room(fakes, seat_for):

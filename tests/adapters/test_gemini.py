@@ -26,6 +26,14 @@ async def test_gemini_runs_in_plan_mode_in_a_trusted_room(fakes, seat_for):
     assert "--yolo" not in call["argv"] and "-y" not in call["argv"]
 
 
+async def test_gemini_is_never_relaunched_for_a_bigger_heap_probe_included(fakes, seat_for):
+    """0.61.0 restarts itself in a second node process unless told not to: 0.4-0.7 s a run."""
+    await seat_for("gemini").ask(PROMPT)
+    probe, call = fakes.calls("gemini")
+    assert probe["argv"] == ["--version"]
+    assert probe["env"]["GEMINI_CLI_NO_RELAUNCH"] == call["env"]["GEMINI_CLI_NO_RELAUNCH"] == "true"
+
+
 async def test_gemini_exit_41_is_auth_and_not_retried(fakes, seat_for):
     fakes.set("gemini", "auth")
     outcome = await seat_for("gemini").ask(PROMPT)

@@ -34,6 +34,14 @@ async def test_qwen_finds_its_auto_memory_switched_off_in_its_room(fakes, seat_f
     assert answer_calls(fakes, "qwen")[0]["cwd"] == str(seat.room)
 
 
+async def test_qwen_is_never_relaunched_for_a_bigger_heap_probe_included(fakes, seat_for):
+    """0.15.10 restarts itself in a second node process unless told not to: 0.7 s a run."""
+    await seat_for("qwen").ask(PROMPT)
+    probe, call = fakes.calls("qwen")
+    assert probe["argv"] == ["--version"]
+    assert probe["env"]["QWEN_CODE_NO_RELAUNCH"] == call["env"]["QWEN_CODE_NO_RELAUNCH"] == "true"
+
+
 def test_a_result_event_marked_as_error_is_not_an_answer():
     stdout = '[{"type":"result","is_error":true,"result":"Model stream ended"}]'
     verdict = adapter_for("qwen").classify(RawResult(0, stdout, ""), PROMPT)

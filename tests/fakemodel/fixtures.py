@@ -84,8 +84,10 @@ class RealCli:
         grace: float = 1.0,
         policy: RetryPolicy = FAST_RETRY,
         warm: WarmWorker | None = None,
+        lean_prompt: str | None = None,
     ) -> CallOutcome:
-        """One call as a seat makes it: spawned, or on `warm` (see `warm_worker`)."""
+        """One call as a seat makes it: spawned, or on `warm` (see `warm_worker`);
+        `lean_prompt`: run it lean (docs/lean.md)."""
         tool = await self.resolve()
         self.calls += 1
         return await run_call(
@@ -100,6 +102,7 @@ class RealCli:
             environ=self.environ,
             tmp_dir=self.tmp if warm is not None else None,
             warm=warm,
+            lean_prompt=lean_prompt,
         )
 
     @asynccontextmanager
@@ -132,10 +135,17 @@ class RealCli:
             for p in sorted(self.room.rglob("*"))
         }
 
-    async def placed_by_council(self, prompt: str) -> dict[str, bytes]:
+    async def placed_by_council(
+        self, prompt: str, lean_prompt: str | None = None
+    ) -> dict[str, bytes]:
         """What council itself writes into the room before it starts the CLI (qwen's settings,
-        kimi-cli's prompt file), as `room_snapshot` shows it."""
-        request = Request(prompt=prompt, room=self.room, answer_path=self.record / "answer.md")
+        kimi-code's prompt file, lean mode's files), as `room_snapshot` shows it."""
+        request = Request(
+            prompt=prompt,
+            room=self.room,
+            answer_path=self.record / "answer.md",
+            lean_prompt=lean_prompt,
+        )
         placed: dict[str, bytes] = {}
         for name, text in self.adapter.build(await self.resolve(), request).room_files.items():
             parts = Path(name).parts

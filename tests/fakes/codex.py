@@ -9,6 +9,7 @@ without ``--skip-git-repo-check``.
 
 from __future__ import annotations
 
+import json
 import os
 
 from engine import Done, stdin_isatty
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 _SHARED = [
     Opt(("-c", "--config"), "key=value", repeat=True),
     Opt(("-m", "--model"), "MODEL"),
+    Opt(("-p", "--profile"), "CONFIG_PROFILE_V2"),
     Opt(
         ("-s", "--sandbox"), "SANDBOX_MODE", ("read-only", "workspace-write", "danger-full-access")
     ),
@@ -130,6 +132,17 @@ class Codex(Vendor):
         )
 
     def precheck(self, plan: Plan, env: dict[str, str]) -> None:
+        for override in plan.parsed.get("config", []):
+            key, _, value = override.partition("=")
+            if key.strip() == "model_instructions_file":
+                # A TOML string, else the raw text (as codex reads a `-c` value).
+                path = json.loads(value) if value.startswith('"') else value
+                if not os.path.isfile(path):
+                    raise Done(
+                        1,
+                        stderr=f"Error: failed to read model instructions file {path}: No such "
+                        "file or directory (os error 2)\n",
+                    )
         if plan.parsed.get("skip_git_repo_check"):
             return
         here = os.getcwd()

@@ -64,6 +64,7 @@ class Gemini(Vendor):
         "Gemini CLI",
         ("default", "auto_edit", "yolo", "plan"),
         Opt(("--skip-trust",)),
+        Opt(("--policy",), "array", repeat=True),
     )
     no_input_exit = 42
 
@@ -103,6 +104,17 @@ class Gemini(Vendor):
         return Plan(model=parsed.get("model", "gemini-2.5-pro"), parsed=parsed, warm="acp")
 
     def precheck(self, plan: Plan, env: dict[str, str]) -> None:
+        system_md = env.get("GEMINI_SYSTEM_MD", "")
+        if system_md and system_md.lower() not in ("0", "false"):
+            # "1"/"true" mean the workspace's .gemini/system.md; anything else is a path. A
+            # missing file fails the run (0.61.0); a missing --policy file is ignored.
+            path = ".gemini/system.md" if system_md.lower() in ("1", "true") else system_md
+            if not os.path.isfile(path):
+                raise Done(
+                    1,
+                    stderr="An unexpected critical error occurred:Error: Failed to initialize "
+                    f"chat: missing system prompt file '{os.path.abspath(path)}'\n",
+                )
         if plan.parsed.get("skip_trust") or env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
             return
         raise Done(

@@ -14,6 +14,9 @@ As in ``docs/spec/clis.md``, told apart by ``kimi --version``:
 
 from __future__ import annotations
 
+import os
+import re
+
 from engine import Done
 from grammar import Grammar, Opt
 from vendor import Plan, Vendor, dumps, jsonl, uuid4
@@ -47,6 +50,7 @@ class KimiCli(Vendor):
             Opt(("--no-thinking",)),
             Opt(("--max-retries-per-step",), "INTEGER"),
             Opt(("--plan",)),
+            Opt(("--agent-file",), "FILE"),
             Opt(("-w", "--work-dir"), "DIRECTORY"),
             Opt(("-y", "--yolo")),
         ],
@@ -77,6 +81,11 @@ class KimiCli(Vendor):
         if retries is not None and not retries.lstrip("-").isdigit():
             raise self.grammar.click_error(
                 f"Invalid value for '--max-retries-per-step': '{retries}' is not a valid integer."
+            )
+        agent = parsed.get("agent_file")
+        if agent is not None and not os.path.isfile(agent):
+            raise self.grammar.click_error(
+                f"Invalid value for '--agent-file': File '{agent}' does not exist."
             )
         if not (parsed.get("quiet") or parsed.get("print")):
             raise self._interactive()
@@ -115,6 +124,7 @@ class KimiCode(Vendor):
             Opt(("--output-format",), "format", ("text", "stream-json")),
             Opt(("-m", "--model"), "model"),
             Opt(("--plan",)),
+            Opt(("--agent-file",), "path"),
         ],
         max_positionals=0,
     )
@@ -135,6 +145,8 @@ class KimiCode(Vendor):
             raise self._interactive()
         if parsed.get("plan"):
             raise Done(1, stderr="error: --plan cannot be used with --prompt\n")
+        if (agent := parsed.get("agent_file")) is not None:
+            _check_agent_file(agent)
         return Plan(
             fmt=parsed.get("output_format", "text"),
             arg_prompt=parsed.get("prompt"),
@@ -195,3 +207,34 @@ class KimiCliArchived(Vendor):
         if argv == ["--version"]:
             raise Done(0, stdout=self.version_text())
         raise Done(1, stderr=self.notice)
+
+
+def _check_agent_file(path: str) -> None:
+    """kimi-code 2.1.0's checks of an agent file: readable, front matter with a kebab-case
+    `name` and a `description`, and a prompt body."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise Done(
+            1,
+            stderr=f'error: failed to run prompt: Failed to read agent file "{path}": '
+            f"ENOENT: no such file or directory, open '{path}'\n",
+        ) from exc
+    match = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
+    if match is None:
+        raise Done(1, stderr=f"error: failed to run prompt: Missing frontmatter in {path}\n")
+    fields = dict(line.split(":", 1) for line in match.group(1).splitlines() if ":" in line)
+    name = fields.get("name", "").strip()
+    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
+        raise Done(
+            1, stderr=f'error: failed to run prompt: Invalid agent name "{name}" in {path}\n'
+        )
+    if not fields.get("description", "").strip():
+        raise Done(
+            1,
+            stderr=f'error: failed to run prompt: Missing required frontmatter field "description" '
+            f"in {path}\n",
+        )
+    if not match.group(2).strip():
+        raise Done(1, stderr=f"error: failed to run prompt: Missing prompt body in {path}\n")

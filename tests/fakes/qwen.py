@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine import Done
 from gemini import Gemini, yargs_grammar
+from grammar import Opt
 from vendor import Plan, Vendor, dumps, jsonl, uuid4
 
 
@@ -20,7 +21,15 @@ class Qwen(Gemini):
     variant = "qwen"
     default_version = "0.15.10"
     package = "@qwen-code/qwen-code"
-    grammar = yargs_grammar("qwen", "Qwen Code", ("plan", "default", "auto-edit", "yolo"))
+    grammar = yargs_grammar(
+        "qwen",
+        "Qwen Code",
+        ("plan", "default", "auto-edit", "yolo"),
+        Opt(("--system-prompt",), "string"),
+        Opt(("--append-system-prompt",), "string"),
+        Opt(("--core-tools",), "array", repeat=True),
+        Opt(("--exclude-tools",), "array", repeat=True),
+    )
     no_input_exit = 1
     failures = {
         "rate_limit": "[API Error: 429 Too Many Requests]",

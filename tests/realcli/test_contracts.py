@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from council.adapters.base import Status
+from council.prompts import render
 from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER
 from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
@@ -309,3 +310,126 @@ async def test_a_file_outside_the_room_is_not_created_when_the_model_writes_ther
     assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
     assert not target.exists()
     assert list(project.iterdir()) == []
+
+
+# -- Lean mode (docs/lean.md): every CLI still answers, with no tool and far fewer bytes -----
+
+LEAN = render("lean_system")
+LEAN_MARK = LEAN.splitlines()[0]  # how a request shows council's system prompt arrived
+
+
+def _body_text(request) -> str:
+    return json.dumps(request.body, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_lean_mode_answers_unchanged_with_no_tool_and_a_fraction_of_the_bytes(real_cli, cli):
+    """The same call twice side by side, the CLI's usual set-up and lean: the lean one
+    declares no tool, carries council's system prompt instead of the agent's, answers the
+    same, in one request, the CLI adding at most a quarter of the bytes it adds otherwise
+    (measured: 6-58 times fewer, docs/lean.md)."""
+    usual, lean = real_cli(cli, label="usual"), real_cli(cli, label="lean")
+    prompts = {"usual": PROMPT + "Seat: U\n", "lean": PROMPT + "Seat: L\n"}
+    usual.server.add_rule(client=cli, contains="does the prompt arrive", long_chars=LONG)
+    outcomes = {}
+
+    async def run(name, seat, **kwargs):
+        outcomes[name] = await seat.ask(prompts[name], soft=SOFT_S, **kwargs)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run, "usual", usual)
+        tg.start_soon(functools.partial(run, "lean", lean, lean_prompt=LEAN))
+
+    sent = {}
+    for name, outcome in outcomes.items():
+        assert outcome.status is Status.OK, (name, outcome.detail, outcome.stderr_tail)
+        assert [a.exit_code for a in outcome.attempts] == [0], name
+        requests = usual.server.requests(cli, prompt_has=f"Seat: {name[0].upper()}")
+        assert [r.outcome for r in requests] == ["answer"], (name, requests)
+        expected = reply_for(arrived(cli, prompts[name]), usual.server.behaviour_for(cli, PROMPT))
+        assert outcome.text == expected, name
+        sent[name] = requests[0]
+    assert sent["lean"].tools == () and sent["usual"].tools != ()
+    assert LEAN_MARK in _body_text(sent["lean"]) and LEAN_MARK not in _body_text(sent["usual"])
+    # What the CLI adds to council's prompt (the same prompt in both, but for one letter).
+    added = {
+        name: request.body_bytes - len(prompts[name].encode()) for name, request in sent.items()
+    }
+    assert added["lean"] * 4 <= added["usual"], added
+
+
+@pytest.mark.parametrize("cli", CLIS)
+async def test_lean_mode_writes_nothing_when_the_model_asks_to(real_cli, cli, tmp_path):
+    """Read-only as ever: plan modes, sandboxes and write confinement stay; with no tool the
+    CLI has nothing to write with, in the room or outside it."""
+    seat = real_cli(cli)
+    project = tmp_path / "project"
+    project.mkdir()
+    before = seat.room_snapshot()
+    prompt = f"Question: write? [[fake:write={project / 'evil.py'}]]"
+    outcome = await seat.ask(prompt, soft=SOFT_S, lean_prompt=LEAN)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [r.tools for r in seat.server.requests(cli)] == [()]
+    assert seat.room_snapshot() == {**before, **await seat.placed_by_council(prompt, LEAN)}
+    assert list(project.iterdir()) == []
+
+
+async def test_a_codex_500_is_retried_once_inside_codex_then_left_to_council(real_cli):
+    """0.169.0 ignores top-level `request_max_retries` (council passed it until now: a 500
+    was 30 requests over 24 s). Per provider it counts: one retry in codex, 2 requests per
+    council attempt, and the 500 reads as transient, for council's own retry policy."""
+    seat = real_cli("codex")
+    seat.server.add_rule(client="codex", contains="fail?", status=500)
+    policy = RetryPolicy(base_delay_s=0.05, max_delay_s=0.2, rate_limit_retries=1)
+    outcome = await seat.ask("Question: fail?", soft=SOFT_S, policy=policy)
+    assert outcome.status is Status.RATE_LIMITED, (outcome.detail, outcome.stderr_tail)
+    assert len(outcome.attempts) == 2
+    assert [r.status for r in seat.server.requests("codex")] == [500] * 4
+    err = outcome.attempts[0].err_file.read_text()
+    assert "model_providers.fakemodel.request_max_retries=0" in outcome.attempts[0].argv
+    assert "is ignored" not in err  # no setting of council's goes unread
+
+
+@pytest.mark.parametrize("cli", ["gemini", "qwen"])
+async def test_gemini_and_qwen_answer_in_one_node_process_not_relaunched(real_cli, cli):
+    """Left alone, both run themselves again in a second node process, for the `--version`
+    probe too (~1 s more CPU and 150-210 MB more a call); council's NO_RELAUNCH variable
+    keeps the first one. Both read the variable as set when it is not empty."""
+    seat = real_cli(cli)
+    seat.server.add_rule(client=cli, contains="one process?", delay_s=3.0)
+    # pid -> (parent pid, times seen); sampled every 0.1 s while the call runs
+    nodes: dict[int, tuple[int, int]] = {}
+
+    async def watch() -> None:
+        while True:
+            for proc in council_processes():
+                if _is_node(proc):
+                    parent, seen = nodes.get(proc.pid, (_ppid(proc), 0))
+                    nodes[proc.pid] = (parent, seen + 1)
+            await anyio.sleep(0.1)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        outcome = await seat.ask("Question: one process?", soft=SOFT_S)
+        tg.cancel_scope.cancel()
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [r.outcome for r in seat.server.requests(cli)] == ["answer"]
+    # A relaunch is a node process started by the CLI's node process that lives as long as
+    # the call (the model answers after 3 s); a fork that has not exec'd its program yet
+    # also looks like node, for a moment.
+    relaunched = [pid for pid, (parent, seen) in nodes.items() if parent in nodes and seen >= 5]
+    assert relaunched == [], nodes
+
+
+def _ppid(proc: psutil.Process) -> int:
+    try:
+        return proc.ppid()
+    except psutil.Error:
+        return 0
+
+
+def _is_node(proc: psutil.Process) -> bool:
+    try:
+        return proc.name().startswith("node")
+    except psutil.Error:
+        return False

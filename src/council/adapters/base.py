@@ -55,8 +55,7 @@ class CliSettings:
     # The arguments of the version probe; None: the adapter's own (`--version`), (): no probe
     # (READY then only checks that the executable exists).
     version_args: tuple[str, ...] | None = None
-    # Accepted and stored from docs/spec/config.md, not acted on yet: council has no lean
-    # prompt mode.
+    # False: never run this CLI lean (docs/lean.md), whatever the run allows.
     lean: bool = True
     warm: bool = True  # a seat may keep this CLI running as a warm worker (runner/warm.py)
 
@@ -81,6 +80,15 @@ class Request:
     prompt_path: Path | None = None  # the prompt as written to the record
     model: str | None = None
     effort: str | None = None
+    # Set: this call may run lean (docs/lean.md): every given file is inlined whole in the
+    # prompt, so the CLI runs with the fewest tools it allows and, where it takes one, this
+    # system prompt (council's own) instead of its agent's. None: the CLI's usual set-up.
+    lean_prompt: str | None = None
+
+
+# Where an adapter puts files of council's own in a seat's room (lean mode's system prompt and
+# tool settings, for a CLI that reads them only from a file): apart from the given files.
+COUNCIL_ROOM_DIR = ".council"
 
 
 @dataclass(frozen=True)
@@ -305,6 +313,12 @@ class Adapter:
     sandbox: ClassVar[str] = "clean room only"  # read-only measures, as doctor shows them
     env_prefixes: ClassVar[tuple[str, ...]] = ()  # this vendor's variables reach its CLI
     env_names: ClassVar[tuple[str, ...]] = ()
+    # Variables set for every run of this CLI, its version probe included (a call's own come
+    # from `build`, on top of these).
+    fixed_env: ClassVar[Mapping[str, str]] = {}
+    # Variables set for every run of this CLI, its version probe included (a call's own come
+    # from `build`, on top of these).
+    fixed_env: ClassVar[Mapping[str, str]] = {}
     # Variables this CLI sets for the processes it runs (a name, or a prefix ending in `_`):
     # removed from every seat's environment, so a CLI council runs never acts as a child of
     # the IDE session council itself may run in.
@@ -461,6 +475,11 @@ class Adapter:
 
     def model_for(self, request: Request) -> str | None:
         return request.model or self.settings.model
+
+    def lean_for(self, request: Request) -> str | None:
+        """Council's system prompt when this call runs lean: the run allows it for this call
+        and the config has not turned it off for this CLI (`clis.<name>.lean: false`)."""
+        return request.lean_prompt if self.settings.lean else None
 
     def effort_for(self, request: Request) -> str | None:
         effort = request.effort or self.settings.effort

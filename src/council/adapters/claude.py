@@ -77,6 +77,7 @@ class ClaudeAdapter(Adapter):
     strongest_effort = "max"
 
     def build(self, tool: Tool, request: Request) -> Invocation:
+        lean = self.lean_for(request)
         argv = [
             *tool.command,
             "-p",
@@ -84,11 +85,15 @@ class ClaudeAdapter(Adapter):
             "json",
             "--no-session-persistence",
             "--tools",
-            self.read_only_tools,
+            # Lean: "" is no tool at all (2.1.197), and council's system prompt replaces the
+            # agent's (12.3 KB a request down to 1.2 KB, docs/lean.md).
+            "" if lean is not None else self.read_only_tools,
             "--setting-sources",
             "",
             "--strict-mcp-config",
         ]
+        if lean is not None:
+            argv += ["--system-prompt", lean]
         if model := self.model_for(request):
             argv += ["--model", model]
         if effort := self.effort_for(request):

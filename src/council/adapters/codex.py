@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from council.adapters.base import (
     AUTH_PATTERNS,
+    COUNCIL_ROOM_DIR,
+    RATE_LIMIT_PATTERNS,
     Adapter,
     AuthState,
     Invocation,
@@ -36,6 +42,37 @@ from council.adapters.warm import (
 _USER_AGENT_VERSION = re.compile(r"^[^/\s]+/(\d+\.\d+\.\d+\S*)")
 # `codexErrorInfo` of a failed turn (0.169.0) that says the model refused or failed.
 _RATE_LIMITED = ("responseTooManyFailedAttempts", "internalServerError", "serverOverloaded")
+
+LEAN_INSTRUCTIONS = f"{COUNCIL_ROOM_DIR}/codex-instructions.md"
+# What lean mode turns off (0.169.0, measured against the fake model server: 39.6 KB a request
+# down to 1.8 KB, docs/lean.md). `-c features.<name>=false` rather than `--disable <name>`: an
+# unknown feature name is then a warning in another version, not a refusal to start.
+LEAN_FEATURES = (
+    "shell_tool",  # exec_command
+    "unified_exec",  # exec_command and write_stdin
+    "view_image",
+    "multi_agent",
+    "goals",  # get_goal, create_goal, update_goal
+    "image_generation",
+)
+LEAN_SETTINGS = (
+    # the agent's own instructions around the prompt: skills, the sandbox's and the apps'
+    # notes, the environment (cwd, shell, date), collaboration modes
+    "skills.include_instructions=false",
+    "include_permissions_instructions=false",
+    "include_apps_instructions=false",
+    "include_environment_context=false",
+    "include_collaboration_mode_instructions=false",
+    "tools.experimental_request_user_input.enabled=false",
+    'web_search="disabled"',
+)
+# council's retry policy is the one in force: one retry in codex (a 500 is 2 requests, as
+# claude's), not its defaults of 4 request and 5 stream retries, which multiply (a 500 was 30
+# requests over 24 s). 0.169.0 reads them per provider only, and refuses a built-in
+# provider's id under [model_providers] ("Built-in providers cannot be overridden"): the caps
+# go to a provider the user defined, and the built-in `openai` keeps codex's own retries.
+RETRY_CAPS = ("request_max_retries=0", "stream_max_retries=1")
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 class CodexAdapter(Adapter):
@@ -69,6 +106,12 @@ class CodexAdapter(Adapter):
     # The model docs/spec/config.md gives codex in its `deep` preset (clis.md names none).
     strongest_model = "gpt-5.2"
     strongest_effort = "xhigh"
+    # After its own retries 0.169.0 reports a 500 as "We're currently experiencing high
+    # demand, which may cause temporary errors." (no status): transient, retried.
+    rate_limit_patterns = (
+        *RATE_LIMIT_PATTERNS,
+        re.compile(r"experiencing high demand", re.I),
+    )
     # codex 0.169.0 when a provider's key variable is unset:
     # "ERROR: Missing environment variable: `OPENAI_API_KEY`." (exit 1)
     auth_patterns = (
@@ -92,19 +135,22 @@ class CodexAdapter(Adapter):
             "read-only",
             "-o",
             str(request.answer_path),
-            # council's retry policy is the one in force
-            "-c",
-            "request_max_retries=1",
-            "-c",
-            "stream_max_retries=1",
         ]
+        argv += retry_caps(self.settings.extra_args, _codex_home(self.settings.env))
+        room_files: dict[str, str] = {}
+        if (lean := self.lean_for(request)) is not None:
+            room_files[LEAN_INSTRUCTIONS] = lean
+            argv += lean_config(request.room / LEAN_INSTRUCTIONS)
         if model := self.model_for(request):
             argv += ["-m", model]
         if effort := self.effort_for(request):
             argv += ["-c", f'model_reasoning_effort="{effort}"']
         argv += [*self.settings.extra_args, "-"]
         return Invocation(
-            argv=tuple(argv), stdin=request.prompt.encode(), answer_file=request.answer_path
+            argv=tuple(argv),
+            stdin=request.prompt.encode(),
+            answer_file=request.answer_path,
+            room_files=room_files,
         )
 
     # -- warm worker: `codex app-server` (0.169.0) ------------------------------------------
@@ -250,3 +296,51 @@ class CodexAppDriver(SessionDriver):
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
+
+
+def lean_config(instructions: Path) -> list[str]:
+    """The `-c` overrides of a lean call: council's instructions (`instructions`, a file) in
+    place of codex's, and no tool at all. `-s read-only` stays as it is."""
+    settings = [
+        f"model_instructions_file={json.dumps(str(instructions))}",
+        *LEAN_SETTINGS,
+        *(f"features.{name}=false" for name in LEAN_FEATURES),
+    ]
+    return [arg for setting in settings for arg in ("-c", setting)]
+
+
+def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
+    """`-c model_providers.<id>.request_max_retries=0 ...` for the provider this call will
+    use, when the user defined it (config.toml, a `--profile` file, or `-c model_provider=`
+    in extra_args); nothing for a built-in provider, which codex does not let us change."""
+    config = _toml(codex_home / "config.toml")
+    provider = config.get("model_provider")
+    providers = dict(config.get("model_providers") or {})
+    for flag, value in pairwise([*extra_args, ""]):
+        if flag in ("-p", "--profile") and value:
+            profile = _toml(codex_home / f"{value}.config.toml")
+            provider = profile.get("model_provider", provider)
+            providers.update(profile.get("model_providers") or {})
+        elif flag in ("-c", "--config") and value.partition("=")[0].strip() == "model_provider":
+            provider = value.partition("=")[2].strip().strip("\"'")
+        elif flag == "--oss":
+            provider = None  # a built-in local provider
+    if not isinstance(provider, str) or provider not in providers or not _BARE_KEY.match(provider):
+        return []
+    return [arg for cap in RETRY_CAPS for arg in ("-c", f"model_providers.{provider}.{cap}")]
+
+
+def _codex_home(env: Mapping[str, str]) -> Path:
+    """Where codex reads its config: CODEX_HOME as the call will see it (the config's `env`
+    for codex first), else ~/.codex."""
+    return Path(env.get("CODEX_HOME") or os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A codex config file's settings; {} when it is missing or unreadable (codex itself then
+    says what is wrong with it)."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}

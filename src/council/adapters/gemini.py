@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from council.adapters.base import (
+    COUNCIL_ROOM_DIR,
     Adapter,
     AuthState,
     Invocation,
@@ -22,6 +23,12 @@ from council.adapters.base import (
     token_count,
 )
 from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
+
+LEAN_SYSTEM = f"{COUNCIL_ROOM_DIR}/gemini-system.md"
+LEAN_POLICY = f"{COUNCIL_ROOM_DIR}/gemini-policy.toml"
+# A user-tier policy rule (--policy) outranks every rule of the default tier, plan mode's
+# included: every tool denied, so none is declared to the model.
+DENY_ALL_POLICY = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
 
 EXIT_AUTH = 41
 EXIT_INPUT = 42
@@ -38,6 +45,9 @@ class GeminiAdapter(Adapter):
     login_hint = "run `gemini` once to log in, or set GEMINI_API_KEY"
     sandbox = "--approval-mode plan"
     env_prefixes = ("GEMINI_", "GOOGLE_")
+    # 0.61.0 otherwise starts a second node process to raise its heap limit, `--version`
+    # included: ~0.9 s more CPU and ~150 MB more a call. council's prompts fit the default heap.
+    fixed_env = {"GEMINI_CLI_NO_RELAUNCH": "true"}
     host_markers = ("GEMINI_CLI",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
     host_dirs = {"project": ".gemini", "user": "~/.gemini"}
@@ -54,15 +64,25 @@ class GeminiAdapter(Adapter):
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]
+        env = {
+            **self.fixed_env,
+            # The room is ours and read-only; an untrusted folder exits 55 headless.
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        }
+        room_files: dict[str, str] = {}
+        if (lean := self.lean_for(request)) is not None:
+            # Plan mode stays; a deny-all policy above it leaves no tool to declare (a denied
+            # tool is not offered), and council's system prompt replaces gemini's (43.9 KB a
+            # request down to 0.8 KB, docs/lean.md).
+            room_files = {LEAN_SYSTEM: lean, LEAN_POLICY: DENY_ALL_POLICY}
+            argv += ["--policy", str(request.room / LEAN_POLICY)]
+            env["GEMINI_SYSTEM_MD"] = str(request.room / LEAN_SYSTEM)
         # Without -m the CLI first calls a routing model: one more round trip.
         if model := self.model_for(request):
             argv += ["-m", model]
         argv += self.settings.extra_args
         return Invocation(
-            argv=tuple(argv),
-            stdin=request.prompt.encode(),
-            # The room is ours and read-only; an untrusted folder exits 55 headless.
-            env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+            argv=tuple(argv), stdin=request.prompt.encode(), env=env, room_files=room_files
         )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from council.adapters.base import (
     AUTH_PATTERNS,
+    COUNCIL_ROOM_DIR,
     Adapter,
     AuthState,
     Invocation,
@@ -36,6 +37,22 @@ _CODE_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)\.(\d+)\S*\s*$")
 # Linux caps one argument at 128 KiB; stay well below it.
 ARG_PROMPT_LIMIT = 100_000
 PROMPT_FILE = ".council-prompt.md"
+# Lean mode's agents (docs/lean.md). kimi-cli 1.51.0: a YAML spec naming a system prompt file,
+# which it renders as a Jinja template with `${...}` variables. kimi-code 2.1.0: one Markdown
+# file, its front matter the agent (a kebab-case name and a description are required, an
+# empty `tools` list declares none) and its body the whole system prompt.
+CLI_AGENT = f"{COUNCIL_ROOM_DIR}/kimi-agent.yaml"
+CLI_SYSTEM = f"{COUNCIL_ROOM_DIR}/kimi-system.md"
+CLI_AGENT_SPEC = (
+    "version: 1\n"
+    "agent:\n"
+    "  name: council-seat\n"
+    "  system_prompt_path: ./kimi-system.md\n"
+    "  tools: []\n"
+    "  subagents: {}\n"
+)
+CODE_AGENT = f"{COUNCIL_ROOM_DIR}/kimi-seat.md"
+CODE_AGENT_HEAD = "---\nname: council-seat\ndescription: A seat of council.\ntools: []\n---\n"
 INSTALL_KIMI_CODE = (
     "install kimi-code: `npm install -g @moonshot-ai/kimi-code` (needs Node >= 22.19)"
 )
@@ -109,12 +126,18 @@ class KimiAdapter(Adapter):
     def _build_kimi_cli(self, tool: Tool, request: Request) -> Invocation:
         # --plan: plan mode denies the write tools its print mode would run unasked.
         argv = [*tool.command, "--quiet", "--plan", "--max-retries-per-step", "1"]
+        room_files: dict[str, str] = {}
+        if (lean := self.lean_for(request)) is not None:
+            # Plan mode stays; an agent of council's with no tool and no subagent, whose
+            # system prompt is council's (51.1 KB a request down to 2.5 KB, docs/lean.md).
+            room_files = {CLI_AGENT: CLI_AGENT_SPEC, CLI_SYSTEM: _jinja_literal(lean)}
+            argv += ["--agent-file", str(request.room / CLI_AGENT)]
         if model := self.model_for(request):
             argv += ["-m", model]
         if self.effort_for(request) in self.high_efforts:
             argv.append("--thinking")
         argv += self.settings.extra_args
-        return Invocation(argv=tuple(argv), stdin=request.prompt.encode())
+        return Invocation(argv=tuple(argv), stdin=request.prompt.encode(), room_files=room_files)
 
     def _build_kimi_code(self, tool: Tool, request: Request) -> Invocation:
         room_files: dict[str, str] = {}
@@ -126,6 +149,12 @@ class KimiAdapter(Adapter):
                 "debate task it contains, following its instructions exactly."
             )
         argv = [*tool.command, "-p", prompt, "--output-format", "stream-json"]
+        # A prompt handed over in a file needs the read tool: not lean then.
+        if (lean := self.lean_for(request)) is not None and PROMPT_FILE not in room_files:
+            # An agent of council's with no tool, whose prompt is council's (88.0 KB a request
+            # down to 1.1 KB, docs/lean.md): the write tools print mode runs unasked are gone.
+            room_files[CODE_AGENT] = CODE_AGENT_HEAD + lean.strip() + "\n"
+            argv += ["--agent-file", str(request.room / CODE_AGENT)]
         if model := self.model_for(request):
             argv += ["-m", model]
         argv += self.settings.extra_args
@@ -227,6 +256,15 @@ def _kimi_login(home: Path) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and bool(data.get("access_token"))
+
+
+def _jinja_literal(text: str) -> str:
+    """`text` as a kimi-cli system prompt template that renders to itself."""
+    return (
+        "{% raw %}"
+        + text.replace("{% endraw %}", "{% endraw %}{{ '{% endraw %}' }}{% raw %}")
+        + "{% endraw %}"
+    )
 
 
 def _content_text(content: object) -> str:

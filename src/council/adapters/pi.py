@@ -70,15 +70,13 @@ class PiAdapter(Adapter):
         return False  # plain text
 
     def build(self, tool: Tool, request: Request) -> Invocation:
-        argv = [
-            *tool.command,
-            "-p",
-            "--no-session",
-            "--no-context-files",
-            "--offline",
-            "--tools",
-            self.read_only_tools,
-        ]
+        argv = [*tool.command, "-p", "--no-session", "--no-context-files", "--offline"]
+        if (lean := self.lean_for(request)) is not None:
+            # No tool at all (built-in or an extension's), no skills, and council's system
+            # prompt in place of pi's (4.9 KB a request down to 0.4 KB, docs/lean.md).
+            argv += ["--no-tools", "--no-skills", "--system-prompt", lean]
+        else:
+            argv += ["--tools", self.read_only_tools]
         if model := self.model_for(request):
             # `provider/model` picks the provider too (split once: model ids may hold slashes)
             provider, _, model_id = model.partition("/")

@@ -191,6 +191,12 @@ output_option = click.option(
     help="No warm CLI workers: every call starts its CLI (less memory, slower).",
 )
 @click.option(
+    "--no-lean",
+    is_flag=True,
+    help="Run every CLI with its own tools and system prompt, even when the files are "
+    "inlined whole in the prompt (see docs/lean.md).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -220,6 +226,7 @@ def debate(
     allow_secrets: bool,
     no_blind: bool,
     cold: bool,
+    no_lean: bool,
     detach: bool,
 ) -> ExitCode:
     """Run a structured debate and print the DECISION.
@@ -260,6 +267,7 @@ def debate(
         allow_secrets=allow_secrets,
         no_blind=no_blind,
         cold=cold,
+        no_lean=no_lean,
     )
     check_output(output, files, question)
     config = state.config()

@@ -116,6 +116,12 @@ def emit_review_run(run: ReviewRun, form: str) -> ExitCode:
     help="No warm CLI workers: every call starts its CLI (less memory, slower).",
 )
 @click.option(
+    "--no-lean",
+    is_flag=True,
+    help="Run every CLI with its own tools and system prompt, even when the files are "
+    "inlined whole in the prompt (see docs/lean.md).",
+)
+@click.option(
     "--detach",
     is_flag=True,
     help="Run in the background: print the id and the record, exit at once (see `wait`).",
@@ -140,6 +146,7 @@ def review(
     allow_outside: bool,
     allow_secrets: bool,
     cold: bool,
+    no_lean: bool,
     detach: bool,
 ) -> ExitCode:
     """Review code with several AI CLIs: each reviews blind and in parallel, then checks the
@@ -176,6 +183,7 @@ def review(
         allow_outside=allow_outside,
         allow_secrets=allow_secrets,
         cold=cold,
+        no_lean=no_lean,
     )
     config = state.config()
     if detach:

@@ -102,7 +102,7 @@ def _cli_lines(cli: FoundCli) -> list[str]:
         _line(2, "extra_args", [], "flags that bypass sandboxes are refused"),
         _line(2, "pass_env", [], "extra environment variables to let through"),
         _line(2, "env", {}, "variables set for this CLI"),
-        _line(2, "lean", True, "stored, not acted on yet"),
+        _line(2, "lean", True, "fewest tools, council's system prompt when files are inlined"),
         _line(2, "warm", True, "one running process per seat, a new session per call"),
     ]
 

@@ -63,6 +63,7 @@ class DebateFlags:
     allow_secrets: bool = False
     no_blind: bool = False
     cold: bool = False  # --cold: no warm workers, every call spawns its CLI
+    no_lean: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class DebatePlan:
     # Seats that keep their CLI running as a warm worker, in seat order (runner/warm.py);
     # 0: every call spawns its CLI (--cold).
     max_warm_seats: int = 0
+    lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -303,6 +305,7 @@ def resolve_plan(
         hard_timeout_factor=debate.hard_timeout_factor,
         blind=settings["blind"].value,
         max_warm_seats=0 if flags.cold else debate.max_warm_seats,
+        lean=not flags.no_lean,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,

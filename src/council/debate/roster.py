@@ -56,6 +56,7 @@ class DebateRoster(Roster):
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="proposal",
             max_warm_seats=plan.max_warm_seats,
+            lean=plan.lean,
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None

@@ -63,7 +63,10 @@ class Synthesis:
         )
         await self.journal.note(f"lead calls {seat.cli}", stem=stem)
         self.journal.progress.info(f"{phase} the lead ({seat.cli}) is writing it")
-        reply = await call_cli(site, Ask(prompt=prompt, stem=stem, limit=None), self.tuning)
+        # The lead's prompts quote the debate, not the files: lean only when there are none.
+        lean_prompt = self.roster.lean_prompt(files_inlined=False)
+        ask = Ask(prompt=prompt, stem=stem, limit=None, lean_prompt=lean_prompt)
+        reply = await call_cli(site, ask, self.tuning)
         contribution = Contribution.of(reply, seat, phase, round_no, reply.status)
         self.journal.project_changed(reply.project_warning)
         self.journal.store(contribution)

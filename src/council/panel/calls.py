@@ -61,6 +61,7 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
             policy=tuning.policy,
             model=site.model,
             effort=site.effort,
+            lean_prompt=ask.lean_prompt,
             environ=tuning.environ,
             tmp_dir=site.tmp_dir,
             warm=site.warm,

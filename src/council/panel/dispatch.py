@@ -205,6 +205,7 @@ class Dispatch:
         # The seat as it sits now: a dropped advocate's order goes to its replacement.
         seat = self.roster.seat(order.seat.name) or order.seat
         phase, round_no, limit = order.phase, order.round, order.limit
+        shared = {**self.values(), **order.values}
         prompt = render(
             order.template,
             phase=phase,
@@ -213,8 +214,7 @@ class Dispatch:
             limit=limit,
             vote=order.vote,
             own_late=own_late,
-            **self.values(),
-            **order.values,
+            **shared,
         )
         ask = Ask(
             prompt=prompt,
@@ -222,6 +222,7 @@ class Dispatch:
             limit=None if order.whole else limit,
             vote=order.vote,
             inspect=self.closing if order.vote else None,
+            lean_prompt=self.roster.lean_prompt(files_inlined="files" in shared),
         )
         await self.journal.bus.send(
             Message(

@@ -21,6 +21,8 @@ class Ask:
     stem: str  # names the call's files: `<stem>-prompt.md`, `<stem>-response.md`
     limit: int | None  # word limit of the answer; None: never cut (JSON, the lead's own calls)
     vote: bool = False  # the prompt asks for a closing `VOTE:` line (a last contribution)
+    # Council's system prompt when this call may run lean (docs/lean.md); None: not lean.
+    lean_prompt: str | None = field(default=None, compare=False, repr=False)
     # Reads the whole answer before the word limit cuts it (a debate's closing vote); what it
     # returns is added to the `Reply`. In memory only, like the prompt.
     inspect: Callable[[str], Mapping[str, Any]] | None = field(

@@ -34,7 +34,7 @@ from council.panel.journal import Journal
 from council.panel.messages import LEAD, ReadyReport
 from council.panel.seat import SeatPlan
 from council.panel.seats import SeatWorker
-from council.prompts import warm_up
+from council.prompts import render, warm_up
 from council.runner.resolve import PROBE_TIMEOUT_S, ToolCache
 
 
@@ -54,10 +54,12 @@ class Roster:
         hard_timeout_factor: float = 1.5,
         first_template: str | None = None,
         max_warm_seats: int = 0,
+        lean: bool = True,
     ) -> None:
         """`max_warm_seats`: how many seats may keep their CLI running as a warm worker (in
         seat order; the rest spawn per call)."""
         self._planned = seats
+        self.lean = lean  # False: --no-lean (docs/lean.md)
         self.rooms = rooms  # outside the project, this run's only
         self.guard = guard  # checks the user's project around each call
         self.context = context
@@ -213,6 +215,14 @@ class Roster:
 
     async def dropped(self, seat: SeatPlan) -> None:
         """A seat was dropped at READY (the debate replaces its advocate here)."""
+
+    def lean_prompt(self, *, files_inlined: bool) -> str | None:
+        """Council's system prompt for a call that may run lean (docs/lean.md), or None: lean
+        unless --no-lean, and only when the call's prompt holds every given file whole (none
+        cut by the line caps), or there is none, since a lean CLI has no tool to read one."""
+        context = self.context
+        whole = context.truncated_count == 0 and (files_inlined or not context.excerpts)
+        return render("lean_system") if self.lean and whole else None
 
     def build_room(self, seat: str) -> Path:
         """The seat's clean room, built (or refreshed) outside the project; the record keeps

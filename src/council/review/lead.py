@@ -97,6 +97,7 @@ class ReviewLead:
             hard_timeout_factor=plan.hard_timeout_factor,
             first_template="review",
             max_warm_seats=plan.max_warm_seats,
+            lean=plan.lean,
         )
         self.dispatch = Dispatch(self.roster, self.journal, self._prompt_values)
         self.files = files_block(context, numbered=True)

@@ -55,6 +55,7 @@ class ReviewFlags:
     allow_outside: bool = False
     allow_secrets: bool = False
     cold: bool = False  # --cold: no warm workers, every call spawns its CLI
+    no_lean: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class ReviewPlan:
     scratchpad: str = ".scratchpad"
     extra_patterns: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
+    lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
 
     def labels(self) -> dict[str, str]:
         """How prompts name each reviewer (docs/spec/protocol.md, "Anonymity"): `Reviewer A`,
@@ -168,6 +170,7 @@ def resolve_review_plan(
         scratchpad=flags.scratchpad or config.scratchpad,
         extra_patterns=config.redact.extra_patterns,
         allow_files=config.redact.allow_files,
+        lean=not flags.no_lean,
     )
 
 

@@ -156,11 +156,14 @@ async def run_call(
     tmp_dir: Path | None = None,
     confine: bool = True,
     warm: WarmWorker | None = None,
+    lean_prompt: str | None = None,
 ) -> CallOutcome:
     """`tmp_dir`: the CLI's TMPDIR (None: a private one for this call, removed after it).
     `confine`: run it under write confinement where the kernel has it (runner/confine.py).
     `warm`: the seat's warm worker, which runs each attempt in a fresh session while it can
-    (runner/warm.py); an attempt it cannot take, or must have classified again, spawns."""
+    (runner/warm.py); an attempt it cannot take, or must have classified again, spawns.
+    `lean_prompt`: council's system prompt when the call may run lean (`Request.lean_prompt`;
+    a spawned attempt only: a warm worker runs with the tools it started with)."""
     policy = policy or RetryPolicy()
     if tmp_dir is None:
         # Never the shared temp dir (the user's project may live there): one of its own.
@@ -181,6 +184,7 @@ async def run_call(
                 tmp_dir=own,
                 confine=confine,
                 warm=warm,
+                lean_prompt=lean_prompt,
             )
     # A few kilobytes into the page cache: cheaper inline than a thread hop per call, which
     # sixteen seats asked at once would queue behind each other.
@@ -230,6 +234,7 @@ async def run_call(
                     confine=confine,
                     deadline=hard_deadline,
                     timeouts=timeouts,
+                    lean_prompt=lean_prompt,
                 )
             verdict, hidden_words = ran.verdict, ran.hidden_words
             last_err = ran.err_text
@@ -323,6 +328,7 @@ async def _spawn_attempt(
     confine: bool,
     deadline: float,
     timeouts: Timeouts,
+    lean_prompt: str | None = None,
 ) -> _Ran:
     """Start the CLI for this attempt alone, and read what it left."""
     request = Request(
@@ -332,6 +338,7 @@ async def _spawn_attempt(
         prompt_path=files.prompt,
         model=model,
         effort=effort,
+        lean_prompt=lean_prompt,
     )
     invocation = adapter.build(tool, request)
     place_room_files(room, invocation.room_files)

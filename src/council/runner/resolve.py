@@ -36,7 +36,9 @@ async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> 
         info = VersionInfo(None)
         return Resolution(adapter, Tool(adapter.display_name, tuple(command)), info)
     probe = await run_probe(
-        [*command, *version_args], env=adapter_env(adapter), timeout_s=timeout_s
+        [*command, *version_args],
+        env=adapter_env(adapter, overrides=adapter.fixed_env),
+        timeout_s=timeout_s,
     )
     if probe.error:
         return Resolution(adapter, None, problem=probe.error)
