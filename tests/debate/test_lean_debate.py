@@ -56,7 +56,9 @@ def debate(tmp_path: Path):
         if config:
             (project / "council.yaml").write_text(config)
         done = subprocess.run(
-            [sys.executable, "-m", "council", *command, "--json", *args],
+            # --cold: lean is decided per spawned call; a warm worker keeps the tools it
+            # started with (docs/lean.md, "When a call runs lean").
+            [sys.executable, "-m", "council", *command, "--json", "--cold", *args],
             cwd=project,
             env=env,
             capture_output=True,
