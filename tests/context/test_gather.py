@@ -207,6 +207,17 @@ def test_the_cut_marker_does_not_count_as_a_sent_line(project):
     a_lines = ctx.files[0].text.split("\n")
     assert a_lines[100].startswith("[... 2800 lines left out")
     assert a_lines[-1] == "[... 50 more lines not sent: the 150-line total was reached ...]"
+    assert len(a_lines) == 150 + 2  # the lines sent, the cut marker and the note
+    assert ctx.files[0].lines_total == 3000  # the file's own size, for "150 of 3000 sent"
+
+
+def test_code_lines_that_end_like_a_marker_count_as_lines_sent(project):
+    # `[1, 2, ...]` ends as the cut markers do, but starts otherwise: it is content.
+    write(project, "a.py", "".join(f"v{i} = [{i}, ...]\n" for i in range(200)))
+    (a,) = gather_context(["a.py"], cwd=project, total_lines=150).files
+    lines = a.text.split("\n")
+    assert (a.lines_sent, len(lines)) == (150, 151)
+    assert lines[-2] == "v149 = [149, ...]"
 
 
 def test_files_are_redacted_and_counted_per_file(project):
