@@ -9,6 +9,8 @@
 #   scripts/mutation.sh --fresh    # forget every cached result first
 #   scripts/mutation.sh --report   # only print the kill rates of the last run
 #   scripts/mutation.sh --survivors  # list the mutants that survived, one a line
+#   scripts/mutation.sh 'council.words.*' 'council.runner.environment.*'
+#                                  # (re)run only the mutants of these modules, then report
 #
 # Configuration: [tool.mutmut] in pyproject.toml (which modules, which tests).
 set -euo pipefail
@@ -17,11 +19,12 @@ cd "$(dirname "$0")/.."
 python=${PYTHON:-python}
 mode=run
 case "${1:-}" in
-    --fresh) rm -rf mutants ;;
-    --report) mode=report ;;
-    --survivors) mode=survivors ;;
-    "") ;;
-    *) echo "usage: scripts/mutation.sh [--fresh | --report | --survivors]" >&2; exit 2 ;;
+    --fresh) rm -rf mutants; shift ;;
+    --report) mode=report; shift ;;
+    --survivors) mode=survivors; shift ;;
+    -*) echo "usage: scripts/mutation.sh [--fresh | --report | --survivors] [MUTANT-PATTERN...]" >&2
+        exit 2 ;;
+    *) ;;
 esac
 
 if ! "$python" -c "import mutmut" 2>/dev/null; then
@@ -49,7 +52,8 @@ for source in (Path(mutmut.__file__).parent, Path(dist._path)):
 EOF
     # The mutant's tests must not be told which mutant runs through a stale variable.
     unset MUTANT_UNDER_TEST
-    "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" || true
+    # Patterns (fnmatch, e.g. 'council.words.*') rerun only those mutants, cached or not.
+    "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" "$@" || true
 fi
 
 if [ "$mode" = survivors ]; then
