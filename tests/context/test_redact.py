@@ -11,7 +11,7 @@ import pytest
 
 from context.secrets_corpus import _Gen
 from council.context import redact, redact_diff
-from council.context.redact import is_placeholder, secret_key_kind
+from council.context.redact import Redactor, is_placeholder, secret_key_kind
 from council.errors import ConfigError
 
 G = _Gen(7)
@@ -399,3 +399,40 @@ def test_a_quoted_secret_value_keeps_its_quotes_and_the_comment_after_it():
         out, kinds = redact(text, filename=filename)
         assert out == text.replace(value, f"[REDACTED:{kind}]"), (filename, out)
         assert kinds == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    ("filename", "text"),
+    [
+        (".env", "PASSWORD=correct horse Xenon staple # prod\n"),
+        ("values.yaml", "password: correct horse Xenon staple # prod\n"),
+        ("app.ini", "[db]\npassword = correct horse Xenon staple ; prod\n"),
+    ],
+)
+def test_an_unquoted_value_with_spaces_is_redacted_whole_up_to_its_comment(filename, text):
+    out, kinds = redact(text, filename=filename)
+    assert "Xenon" not in out and "staple" not in out
+    assert out == text.replace("correct horse Xenon staple", "[REDACTED:password]")
+    assert kinds == {"password": 1}
+
+
+def test_a_yaml_block_scalar_ends_at_a_sibling_key_and_at_the_end_of_the_text():
+    sibling = "db:\n  password: |\n    line-One-1\n    line-Two-2\n  user: app\n"
+    assert redact(sibling, filename="values.yaml") == (
+        "db:\n  password: |\n    [REDACTED:password]\n\n  user: app\n",
+        {"password": 1},
+    )
+    at_end = "password: |\n  line-One-1\n  line-Two-2"
+    assert redact(at_end, filename="values.yaml") == (
+        "password: |\n  [REDACTED:password]\n",
+        {"password": 1},
+    )
+    empty = "password: |\nuser: app\n"  # an empty block: the next key is no part of it
+    assert redact(empty, filename="values.yaml") == (empty, {})
+
+
+def test_a_secret_over_several_lines_is_replaced_keeping_the_line_count():
+    redactor = Redactor([r"(?s)BEGIN SECRET.*?END SECRET"])
+    out, kinds = redactor.text("a\nBEGIN SECRET\nxyz\nEND SECRET\nb\n", filename="notes.txt")
+    assert out == "a\n[REDACTED:custom]\n\n\nb\n"
+    assert kinds == {"custom": 1}
