@@ -203,7 +203,6 @@ class Dispatch:
         status = "late" if late and reply.answered else reply.status
         contribution = Contribution.of(reply, seat, message.phase or "", message.round or 0, status)
         self.journal.project_changed(reply.project_warning)
-        self.journal.project_changed(reply.project_warning)
         self.journal.store(contribution)
         self._show(contribution, reply)
         if late:
