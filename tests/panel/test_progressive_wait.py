@@ -186,3 +186,23 @@ def test_a_resumed_debate_reuses_every_answer_on_disk_and_asks_again_for_the_res
     assert "reused advocate-r2 from the record" in notes
     assert "reused critic-r2 from the record" not in notes
     assert contribution(resumed, "critic", "CHALLENGE")["status"] == "ok"
+
+
+def test_before_the_decision_the_lead_waits_for_a_straggler_inside_its_hard_limit(project):
+    # The proxy takes 1.25 x its soft timeout of 3 s over CHALLENGE: the lead moves on with
+    # the critic, the advocate responds at once, and the DECISION waits for the proxy.
+    slow = {"adapter": "sim", "timeout_s": 3.0, "env": {
+        "COUNCIL_SIM_PHASES": "CHALLENGE", "COUNCIL_SIM_DELAY": "3.75"}}  # fmt: skip
+    run, lines = debate(project, {"sim-slow": slow}, sim=True, proxies=("sim-slow",), rounds=2)
+    assert run.exit_code == 0, run.error
+    messages = transcript(run)
+    late = seq_of(messages, kind="broadcast", **{"from": "proxy-sim-slow"}, phase="CHALLENGE")
+    respond = seq_of(messages, kind="dm", action="RESPOND")
+    decision = seq_of(messages, kind="system", body="phase DECISION")
+    assert respond < late < decision
+    challenge = contribution(run, "proxy-sim-slow", "CHALLENGE")
+    assert challenge["status"] == "late"
+    assert challenge["text"] in (run.record.path / "lead-decision-prompt.md").read_text()
+    assert "CHALLENGE proxy-sim-slow waiting 3/4.5s: moving on with 1/2 (progressive wait)\n" in (
+        lines
+    )
