@@ -15,7 +15,7 @@ import pytest
 
 from council import atomicio
 from council.errors import RecordWriteError, UsageError
-from council.runs.record import Record, is_record_name, kind_of
+from council.runs.record import Record, is_record_name, kind_of, now_iso
 
 
 class State:
@@ -41,7 +41,7 @@ def test_a_record_and_every_file_in_it_are_private_whatever_the_umask(tmp_path, 
     record = Record.create(tmp_path / ".scratchpad")
     record.write_text("decision.md", "# DECISION\n")
     record.write_json("result.json", {"status": "completed", "note": "é"})
-    record.save_state(State(phase="PROPOSAL"))
+    record.save_state(State(phase="PROPOSAL", by="naïve"))
     record.append_transcript({"seq": 1, "body": "hi"})
     assert mode(tmp_path / ".scratchpad") == 0o700
     assert mode(record.path) == 0o700
@@ -52,10 +52,14 @@ def test_a_record_and_every_file_in_it_are_private_whatever_the_umask(tmp_path, 
         "transcript.jsonl": 0o600,
     }
     assert record.read_json("result.json") == {"status": "completed", "note": "é"}
-    assert "é" in record.file("result.json").read_text(encoding="utf-8")  # not \u00e9
-    assert record.file("result.json").read_text().endswith("}\n")
+    # Pretty-printed for people, in UTF-8 as written (not \u00e9).
+    assert record.file("result.json").read_text(encoding="utf-8") == (
+        '{\n  "status": "completed",\n  "note": "é"\n}\n'
+    )
     # state.json is rewritten after every change: compact, one line.
-    assert record.file("state.json").read_text() == '{"phase":"PROPOSAL"}\n'
+    assert record.file("state.json").read_text(encoding="utf-8") == (
+        '{"phase":"PROPOSAL","by":"naïve"}\n'
+    )
 
 
 def test_the_record_is_named_by_its_kind_and_start_second_and_found_by_that_name(tmp_path):
@@ -85,8 +89,12 @@ def test_the_record_is_shown_relative_to_where_the_user_is_when_inside_it(tmp_pa
 
 def test_a_scratchpad_that_is_a_file_or_unwritable_is_a_usage_error_with_the_fix(tmp_path):
     (tmp_path / "file").write_text("x")
-    with pytest.raises(UsageError, match=r"is a file, not a directory.*--scratchpad"):
+    with pytest.raises(UsageError) as caught:
         Record.create(tmp_path / "file")
+    assert str(caught.value) == (
+        f"{tmp_path / 'file'} is a file, not a directory for records; "
+        "give another with --scratchpad"
+    )
     with pytest.raises(UsageError, match=r"cannot make the records directory .*--scratchpad"):
         Record.create(tmp_path / "file" / "below")
     locked = tmp_path / "locked"
@@ -136,6 +144,28 @@ def test_a_state_write_failing_before_any_state_was_saved_keeps_the_transcript(
     with pytest.raises(RecordWriteError, match=r"state\.json"):
         record.save_state(State(seq=1))
     assert record.transcript() == [{"seq": 1}]
+
+
+def test_a_failed_json_write_names_its_file(tmp_path, monkeypatch):
+    record = Record.create(tmp_path)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("council.runs.record.write_json", full)
+    with pytest.raises(RecordWriteError) as caught:
+        record.write_json("result.json", {"status": "completed"})
+    assert caught.value.path == record.file("result.json")
+
+
+def test_transcript_lines_keep_their_text_as_written_and_any_value_as_text(tmp_path):
+    record = Record.create(tmp_path)
+    record.append_transcript({"seq": 1, "body": "naïve", "meta": {"file": Path("a.py")}})
+    assert record.file("transcript.jsonl").read_text(encoding="utf-8") == (
+        '{"seq": 1, "body": "naïve", "meta": {"file": "a.py"}}\n'
+    )
+    assert record.transcript() == [{"seq": 1, "body": "naïve", "meta": {"file": "a.py"}}]
+    assert now_iso().endswith("+00:00")  # record times are UTC
 
 
 def test_a_failed_state_write_takes_back_the_transcript_lines_it_would_have_covered(
