@@ -81,6 +81,16 @@ def test_the_record_is_named_by_its_kind_and_start_second_and_found_by_that_name
         assert not is_record_name(name), name
 
 
+def test_two_records_started_in_the_same_second_with_the_same_suffix_get_two_names(
+    tmp_path, monkeypatch
+):
+    letters = iter("aaaaaaaabbbb")  # the second record draws the first's suffix first
+    monkeypatch.setattr("council.runs.record.secrets.choice", lambda alphabet: next(letters))
+    start = datetime(2026, 11, 23, 9, 5, 7)
+    first, second = Record.create(tmp_path, now=start), Record.create(tmp_path, now=start)
+    assert (first.id, second.id) == ("debate-20261123-090507-aaaa", "debate-20261123-090507-bbbb")
+
+
 def test_the_record_is_shown_relative_to_where_the_user_is_when_inside_it(tmp_path):
     record = Record.create(tmp_path / "project" / ".scratchpad")
     assert record.display(tmp_path / "project") == f".scratchpad/{record.id}/"
