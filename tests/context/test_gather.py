@@ -244,6 +244,15 @@ def test_the_language_of_each_file_is_known_for_its_fence(project):
     assert [f.language for f in ctx.files] == ["python", "typescript", "yaml", "dockerfile", ""]
 
 
+def test_env_files_are_fenced_as_dotenv_when_allowed(project):
+    for name in (".env.production", "deploy/app.env", ".ENV"):
+        write(project, name, "LOG_LEVEL=info\n")
+    ctx = gather_context(
+        [".env.production", "deploy/app.env", ".ENV"], cwd=project, allow_secrets=True
+    )
+    assert [f.language for f in ctx.files] == ["dotenv", "dotenv", "dotenv"]
+
+
 def test_no_files_give_an_empty_context(project):
     ctx = gather_context([], cwd=project)
     assert (ctx.files, ctx.diff, ctx.total_lines_sent) == ((), None, 0)

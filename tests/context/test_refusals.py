@@ -39,3 +39,25 @@ def test_several_refused_paths_are_counted_and_listed_in_order_with_their_fixes(
         ".env: may hold secrets (by its name) "
         "(pass --allow-secrets, or list it under redact.allow_files)"
     )
+
+
+def test_a_symlink_loop_is_refused_by_that_name(project):
+    (project / "loop.py").symlink_to(project / "back.py")
+    (project / "back.py").symlink_to(project / "loop.py")
+    assert (
+        refusal(["loop.py"], project) == "cannot use 1 file: loop.py: cannot be read (symlink loop)"
+    )
+
+
+def test_an_allow_glob_lifts_only_the_secret_files_it_names(project):
+    (project / "config").mkdir()
+    (project / "keys").mkdir()
+    (project / "config" / "dev.pem").write_text("x\n", encoding="utf-8")
+    (project / "keys" / "server.pem").write_text("x\n", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        gather_context(
+            ["config/dev.pem", "keys/server.pem"], cwd=project, allow_files=["config/*.pem"]
+        )
+    assert str(caught.value).startswith("cannot use 1 file: keys/server.pem: may hold secrets")
+    allowed = gather_context(["config/dev.pem"], cwd=project, allow_files=["config/*.pem"])
+    assert [f.path for f in allowed.files] == ["config/dev.pem"]
