@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from council.words import count_words, cut_words, truncate
+from council.words import count_words, cut_words, first_words, truncate
 
 
 def test_words_are_whitespace_separated_tokens():
@@ -89,3 +89,16 @@ def test_the_simulators_cut_keeps_at_most_the_limit_of_words_without_a_marker():
     assert cut_words("  one two three", 5) == "  one two three"
     assert cut_words("使用缓存。更快", 3) == "使用缓"
     assert cut_words("", 3) == ""
+
+
+def test_latin_letters_touching_cjk_count_as_their_own_word_and_cut_there():
+    assert count_words("abc缓存def") == 4  # abc, 缓, 存, def
+    assert count_words("缓存abc") == 3
+    assert truncate("abc缓存def", 1).text == "abc [truncated: original ~4 words]"
+    assert truncate("abc缓存def", 3).text == "abc缓存 [truncated: original ~4 words]"
+
+
+def test_the_first_words_of_a_question_end_with_dots_only_when_there_are_more():
+    assert first_words("Should we  cache\nsessions in Redis?", 3) == "Should we cache ..."
+    assert first_words("Cache sessions?", 2) == "Cache sessions?"
+    assert first_words("Cache sessions?", 3) == "Cache sessions?"
