@@ -121,6 +121,19 @@ def test_a_png_given_as_a_file_is_skipped_with_a_warning(project):
     assert ctx.warnings == ("skipped logo.png: binary file",)
 
 
+def test_a_nul_byte_past_the_first_8_kib_still_makes_a_file_binary(project):
+    (project / "data.txt").write_bytes(b"x = 1\n" * 2000 + b"\0")
+    ctx = gather_context(["data.txt"], cwd=project)
+    assert (ctx.files, ctx.warnings) == ((), ("skipped data.txt: binary file",))
+
+
+def test_a_file_over_10_mb_is_skipped_with_its_size(project):
+    with (project / "big.log").open("wb") as handle:
+        handle.truncate(15 * 1024 * 1024 + 200 * 1024)  # sparse: no 15 MB written
+    ctx = gather_context(["big.log"], cwd=project)
+    assert ctx.warnings == ("skipped big.log: 15.2 MB is over the 10 MB limit",)
+
+
 def test_a_file_that_is_not_utf8_is_skipped_as_binary(project):
     (project / "latin1.txt").write_bytes("café\n".encode("latin-1"))
     ctx = gather_context(["latin1.txt"], cwd=project)

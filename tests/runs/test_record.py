@@ -105,8 +105,12 @@ def test_a_scratchpad_that_is_a_file_or_unwritable_is_a_usage_error_with_the_fix
         f"{tmp_path / 'file'} is a file, not a directory for records; "
         "give another with --scratchpad"
     )
-    with pytest.raises(UsageError, match=r"cannot make the records directory .*--scratchpad"):
+    with pytest.raises(UsageError) as caught:
         Record.create(tmp_path / "file" / "below")
+    assert str(caught.value) == (
+        f"cannot make the records directory {tmp_path / 'file' / 'below'}: Not a directory; "
+        "give a writable one with --scratchpad"
+    )
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     if os.access(locked, os.W_OK):
