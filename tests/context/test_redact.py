@@ -229,7 +229,7 @@ def test_extra_patterns_from_the_config_redact_their_group_or_the_whole_match():
     assert kinds == {"custom": 2}
 
 
-@pytest.mark.parametrize("pattern", ["([unclosed", "a*"])
+@pytest.mark.parametrize("pattern", ["([unclosed", "a*", "^$"])
 def test_a_bad_extra_pattern_is_a_config_error_that_names_it(pattern):
     with pytest.raises(ConfigError, match=r"redact\.extra_patterns\[0\]"):
         redact("x", filename="x.txt", extra_patterns=[pattern])
@@ -436,3 +436,14 @@ def test_a_secret_over_several_lines_is_replaced_keeping_the_line_count():
     out, kinds = redactor.text("a\nBEGIN SECRET\nxyz\nEND SECRET\nb\n", filename="notes.txt")
     assert out == "a\n[REDACTED:custom]\n\n\nb\n"
     assert kinds == {"custom": 1}
+
+
+def test_an_extra_patterns_secret_is_its_named_group_else_its_first_group():
+    text = "admin password: hunter2-X\nuser token=abc123\n"
+    out, kinds = redact(
+        text,
+        filename="notes.txt",
+        extra_patterns=[r"(admin|user) password: (?P<secret>\S+)", r"token=(\w+)"],
+    )
+    assert out == "admin password: [REDACTED:custom]\nuser token=[REDACTED:custom]\n"
+    assert kinds == {"custom": 2}
