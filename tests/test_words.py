@@ -22,7 +22,7 @@ def test_korean_is_counted_by_tokens():
 
 def test_a_reply_within_the_limit_is_unchanged():
     result = truncate("One. Two three.", 3)
-    assert result.text == "One. Two three." and not result.truncated
+    assert result == ("One. Two three.", False, 3, 3)  # result.json: truncated false, 3 words
 
 
 def test_an_over_long_reply_is_cut_at_the_last_sentence_end_with_the_marker():

@@ -129,9 +129,9 @@ def test_a_nul_byte_past_the_first_8_kib_still_makes_a_file_binary(project):
 
 def test_a_file_over_10_mb_is_skipped_with_its_size(project):
     with (project / "big.log").open("wb") as handle:
-        handle.truncate(15 * 1024 * 1024 + 200 * 1024)  # sparse: no 15 MB written
+        handle.truncate(15_781_266)  # just over 15.05 MiB, sparse: nothing written
     ctx = gather_context(["big.log"], cwd=project)
-    assert ctx.warnings == ("skipped big.log: 15.2 MB is over the 10 MB limit",)
+    assert ctx.warnings == ("skipped big.log: 15.1 MB is over the 10 MB limit",)
 
 
 def test_a_file_that_is_not_utf8_is_skipped_as_binary(project):
@@ -201,9 +201,10 @@ def test_a_smaller_cap_keeps_a_proportional_head_and_tail():
 
 def test_line_endings_and_a_bom_are_normalised(project):
     (project / "win.py").write_bytes(b"\xef\xbb\xbfa = 1\r\nb = 2\r\n")
-    (win,) = gather_context(["win.py"], cwd=project).files
-    assert win.text == "a = 1\nb = 2"
-    assert win.lines_total == 2
+    (project / "mac.py").write_bytes(b"a = 1\rb = 2\r")  # classic Mac OS line ends
+    win, mac = gather_context(["win.py", "mac.py"], cwd=project).files
+    assert win.text == mac.text == "a = 1\nb = 2"
+    assert win.lines_total == mac.lines_total == 2
 
 
 def test_an_empty_file_is_sent_as_empty(project):
