@@ -33,8 +33,8 @@ def test_a_hung_command_is_killed_with_its_children_at_its_timeout(tmp_path: Pat
     pids = tmp_path / "pids"
     argv = [sys.executable, "-c", HANGS_WITH_A_CHILD, str(pids)]
     with pytest.raises(LocalTimeout) as caught:
-        run_local(argv, cwd=tmp_path, timeout_s=2)
-    assert str(caught.value) == f"{sys.executable} took over 2s"
+        run_local(argv, cwd=tmp_path, timeout_s=4)  # room to start a child on a busy machine
+    assert str(caught.value) == f"{sys.executable} took over 4s"
     assert pids.exists(), "the command was killed before it started its child"
     assert all(gone(int(pid)) for pid in pids.read_text().split())
 
