@@ -217,6 +217,9 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Seen]:
         # The fakes' and the recorder's call logs (this test is about environments, not
         # write confinement).
         mp.setenv(EXTRA_WRITABLE, str(base))
+        # CODEX_HOME and CLAUDE_CONFIG_DIR hold relative names here: the state directories
+        # made for them land in the current directory, which must not be the checkout.
+        mp.chdir(base)
         return {cli: anyio.run(_run_one_call, cli, fakes, base / cli, mp) for cli in ADAPTERS}
 
 

@@ -140,3 +140,38 @@ async def test_a_hung_terminal_cli_is_killed_at_the_hard_limit(tmp_path):
         tmp_path, {"command": [sys.executable, str(script)], "tty": True}, soft=0.5, hard=1.0
     )
     assert outcome.status is Status.TIMEOUT
+
+
+# The vendor fakes' interactive modes, seen through council: a CLI run as `tty: true` that
+# stops at its trust or login question (the vendors' own wording) is ended at once as `auth`
+# with the question quoted; run without a terminal, one that needs one fails with its stderr.
+@pytest.mark.parametrize(
+    ("vendor", "mode", "argv", "question"),
+    [
+        ("claude", "needs_tty", ["-p"], "Do you trust the files in this folder? (y/n)"),
+        ("gemini", "login_prompt", ["-m", "m", "--skip-trust", "-p", "hi"], "Please log in"),
+    ],
+)
+async def test_a_vendor_cli_stuck_at_its_question_under_a_terminal_ends_at_once_as_auth(
+    tmp_path, fakes, vendor, mode, argv, question
+):
+    fakes.set(vendor, mode)
+    outcome = await ask(tmp_path, {"command": [vendor, *argv], "tty": True}, soft=30, hard=45)
+    assert outcome.status is Status.AUTH, outcome.detail
+    assert question in outcome.detail
+    assert f"run `{vendor} {' '.join(argv)}` once in a terminal" in outcome.detail
+    assert fakes.calls(vendor)[-1]["stdin_isatty"] is True
+    assert len(outcome.attempts) == 1  # a retry cannot answer the question either
+    assert outcome.attempts[0].killed  # nothing left waiting at the question
+
+
+async def test_a_vendor_cli_that_needs_a_terminal_fails_without_one_with_its_message(
+    tmp_path, fakes
+):
+    from fakes.install import NEEDS_TTY_MESSAGE
+
+    fakes.set("claude", "needs_tty")
+    outcome = await ask(tmp_path, {"command": ["claude", "-p"]})
+    assert outcome.status is Status.ERROR
+    assert NEEDS_TTY_MESSAGE in outcome.stderr_tail
+    assert fakes.calls("claude")[-1]["stdin_isatty"] is False

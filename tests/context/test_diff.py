@@ -67,6 +67,15 @@ def test_the_diff_counts_toward_the_total_before_the_files(repo):
     )
 
 
+def test_a_diff_of_exactly_the_total_is_sent_whole_with_no_warning_of_its_own(repo):
+    write(repo, "app.py", numbered(120))
+    size = gather_context([], cwd=repo, diff_ref="HEAD").diff_excerpt.lines_total
+    ctx = gather_context([], cwd=repo, diff_ref="HEAD", total_lines=size)
+    assert (ctx.diff_excerpt.lines_sent, ctx.diff_excerpt.truncated) == (size, False)
+    assert "total was reached" not in ctx.diff
+    assert ctx.warnings == (f"app.py: not sent, the {size}-line total was reached",)
+
+
 def test_the_diff_works_from_a_subdirectory(repo):
     (repo / "sub").mkdir()
     write(repo, "app.py", "x = 3\n")

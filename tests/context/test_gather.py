@@ -121,6 +121,19 @@ def test_a_png_given_as_a_file_is_skipped_with_a_warning(project):
     assert ctx.warnings == ("skipped logo.png: binary file",)
 
 
+def test_a_nul_byte_past_the_first_8_kib_still_makes_a_file_binary(project):
+    (project / "data.txt").write_bytes(b"x = 1\n" * 2000 + b"\0")
+    ctx = gather_context(["data.txt"], cwd=project)
+    assert (ctx.files, ctx.warnings) == ((), ("skipped data.txt: binary file",))
+
+
+def test_a_file_over_10_mb_is_skipped_with_its_size(project):
+    with (project / "big.log").open("wb") as handle:
+        handle.truncate(15_781_266)  # just over 15.05 MiB, sparse: nothing written
+    ctx = gather_context(["big.log"], cwd=project)
+    assert ctx.warnings == ("skipped big.log: 15.1 MB is over the 10 MB limit",)
+
+
 def test_a_file_that_is_not_utf8_is_skipped_as_binary(project):
     (project / "latin1.txt").write_bytes("café\n".encode("latin-1"))
     ctx = gather_context(["latin1.txt"], cwd=project)
@@ -188,9 +201,10 @@ def test_a_smaller_cap_keeps_a_proportional_head_and_tail():
 
 def test_line_endings_and_a_bom_are_normalised(project):
     (project / "win.py").write_bytes(b"\xef\xbb\xbfa = 1\r\nb = 2\r\n")
-    (win,) = gather_context(["win.py"], cwd=project).files
-    assert win.text == "a = 1\nb = 2"
-    assert win.lines_total == 2
+    (project / "mac.py").write_bytes(b"a = 1\rb = 2\r")  # classic Mac OS line ends
+    win, mac = gather_context(["win.py", "mac.py"], cwd=project).files
+    assert win.text == mac.text == "a = 1\nb = 2"
+    assert win.lines_total == mac.lines_total == 2
 
 
 def test_an_empty_file_is_sent_as_empty(project):
@@ -207,6 +221,17 @@ def test_the_cut_marker_does_not_count_as_a_sent_line(project):
     a_lines = ctx.files[0].text.split("\n")
     assert a_lines[100].startswith("[... 2800 lines left out")
     assert a_lines[-1] == "[... 50 more lines not sent: the 150-line total was reached ...]"
+    assert len(a_lines) == 150 + 2  # the lines sent, the cut marker and the note
+    assert ctx.files[0].lines_total == 3000  # the file's own size, for "150 of 3000 sent"
+
+
+def test_code_lines_that_end_like_a_marker_count_as_lines_sent(project):
+    # `[1, 2, ...]` ends as the cut markers do, but starts otherwise: it is content.
+    write(project, "a.py", "".join(f"v{i} = [{i}, ...]\n" for i in range(200)))
+    (a,) = gather_context(["a.py"], cwd=project, total_lines=150).files
+    lines = a.text.split("\n")
+    assert (a.lines_sent, len(lines)) == (150, 151)
+    assert lines[-2] == "v149 = [149, ...]"
 
 
 def test_files_are_redacted_and_counted_per_file(project):
@@ -231,6 +256,15 @@ def test_the_language_of_each_file_is_known_for_its_fence(project):
         write(project, name, "x\n")
     ctx = gather_context(["a.py", "b.ts", "c.yaml", "Dockerfile", "d.unknown"], cwd=project)
     assert [f.language for f in ctx.files] == ["python", "typescript", "yaml", "dockerfile", ""]
+
+
+def test_env_files_are_fenced_as_dotenv_when_allowed(project):
+    for name in (".env.production", "deploy/app.env", ".ENV"):
+        write(project, name, "LOG_LEVEL=info\n")
+    ctx = gather_context(
+        [".env.production", "deploy/app.env", ".ENV"], cwd=project, allow_secrets=True
+    )
+    assert [f.language for f in ctx.files] == ["dotenv", "dotenv", "dotenv"]
 
 
 def test_no_files_give_an_empty_context(project):

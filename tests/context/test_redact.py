@@ -11,7 +11,7 @@ import pytest
 
 from context.secrets_corpus import _Gen
 from council.context import redact, redact_diff
-from council.context.redact import is_placeholder, secret_key_kind
+from council.context.redact import Redactor, is_placeholder, secret_key_kind
 from council.errors import ConfigError
 
 G = _Gen(7)
@@ -229,7 +229,7 @@ def test_extra_patterns_from_the_config_redact_their_group_or_the_whole_match():
     assert kinds == {"custom": 2}
 
 
-@pytest.mark.parametrize("pattern", ["([unclosed", "a*"])
+@pytest.mark.parametrize("pattern", ["([unclosed", "a*", "^$"])
 def test_a_bad_extra_pattern_is_a_config_error_that_names_it(pattern):
     with pytest.raises(ConfigError, match=r"redact\.extra_patterns\[0\]"):
         redact("x", filename="x.txt", extra_patterns=[pattern])
@@ -322,3 +322,128 @@ def test_an_ordinary_corpus_of_code_yields_no_redaction():
         assert out == text or kinds
     assert lines >= 2000
     assert found == {}
+
+
+# -- Edges that mutation testing found unguarded (docs/mutation.md) -------------------------
+
+
+def test_an_unchanged_context_line_of_a_config_file_in_a_diff_is_redacted_too():
+    value = G.mixed(20, "!#")
+    diff = (
+        "diff --git a/values.yaml b/values.yaml\n"
+        "--- a/values.yaml\n+++ b/values.yaml\n"
+        "@@ -1,3 +1,3 @@\n"
+        f" password: {value}\n"
+        "-replicas: 1\n"
+        "+replicas: 2\n"
+    )
+    out, kinds = redact_diff(diff)
+    assert value not in out
+    assert " password: [REDACTED:password]\n" in out
+    assert kinds == {"password": 1}
+
+
+def test_an_aws_key_pair_on_one_line_of_a_diff_is_redacted_both_ways():
+    diff = (
+        "diff --git a/creds.csv b/creds.csv\n"
+        "--- a/creds.csv\n+++ b/creds.csv\n"
+        "@@ -0,0 +1 @@\n"
+        f"+{AWS_ID},{AWS_SECRET}\n"
+    )
+    out, kinds = redact_diff(diff)
+    assert AWS_ID not in out and AWS_SECRET not in out
+    assert kinds == {"aws-access-key-id": 1, "aws-secret-key": 1}
+
+
+def test_extra_patterns_from_the_config_apply_to_a_diff():
+    diff = (
+        "diff --git a/notes.txt b/notes.txt\n"
+        "--- a/notes.txt\n+++ b/notes.txt\n"
+        "@@ -0,0 +1 @@\n"
+        "+employee id: ACME-12345-XY\n"
+    )
+    out, kinds = redact_diff(diff, extra_patterns=[r"ACME-\d{5}-[A-Z]{2}"])
+    assert "+employee id: [REDACTED:custom]\n" in out
+    assert kinds == {"custom": 1}
+    assert redact_diff(diff)[0] == diff  # without the pattern, nothing to redact
+
+
+def test_a_bearer_token_at_the_shortest_and_least_varied_machine_made_shape_is_redacted():
+    shortest = G.mixed(20)  # 20 characters: the minimum
+    least_varied = "Aa1Bb2Cc3D" * 2  # 10 distinct characters: the minimum
+    for token in (shortest, least_varied):
+        out, kinds = redact(f'headers = {{"Authorization": "Bearer {token}"}}', filename="x.py")
+        assert token not in out, token
+        assert kinds == {"bearer-token": 1}
+    # A hex digest (no upper case) or a 19-character token is no machine-made secret.
+    for text in ("Bearer 3f786850e387550fdab836ed7e6dc881de23001b", f"Bearer {G.mixed(19)}"):
+        assert redact(text, filename="x.py") == (text, {})
+
+
+def test_beside_an_aws_key_id_only_a_mixed_40_character_value_is_taken_for_its_secret():
+    sha = "3f786850e387550fdab836ed7e6dc881de23001b"  # a commit: lower case and digits
+    camel = "XmlHttpRequestFactoryProviderBuilderImpl"  # letters only
+    assert len(camel) == 40
+    out, kinds = redact(f"{AWS_ID} {sha} {camel}\n", filename="notes.txt")
+    assert out == f"[REDACTED:aws-access-key-id] {sha} {camel}\n"
+    assert kinds == {"aws-access-key-id": 1}
+
+
+def test_a_quoted_secret_value_keeps_its_quotes_and_the_comment_after_it():
+    value = G.mixed(16)
+    for filename, text, kind in (
+        ("values.yaml", f'password: "{value}"  # the "old" one\n', "password"),
+        (".env", f"API_TOKEN='{value}' # rotated\n", "token"),
+        ("app.toml", f'secret = "{value}"\n', "secret"),
+    ):
+        out, kinds = redact(text, filename=filename)
+        assert out == text.replace(value, f"[REDACTED:{kind}]"), (filename, out)
+        assert kinds == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    ("filename", "text"),
+    [
+        (".env", "PASSWORD=correct horse Xenon staple # prod\n"),
+        ("values.yaml", "password: correct horse Xenon staple # prod\n"),
+        ("app.ini", "[db]\npassword = correct horse Xenon staple ; prod\n"),
+    ],
+)
+def test_an_unquoted_value_with_spaces_is_redacted_whole_up_to_its_comment(filename, text):
+    out, kinds = redact(text, filename=filename)
+    assert "Xenon" not in out and "staple" not in out
+    assert out == text.replace("correct horse Xenon staple", "[REDACTED:password]")
+    assert kinds == {"password": 1}
+
+
+def test_a_yaml_block_scalar_ends_at_a_sibling_key_and_at_the_end_of_the_text():
+    sibling = "db:\n  password: |\n    line-One-1\n    line-Two-2\n  user: app\n"
+    assert redact(sibling, filename="values.yaml") == (
+        "db:\n  password: |\n    [REDACTED:password]\n\n  user: app\n",
+        {"password": 1},
+    )
+    at_end = "password: |\n  line-One-1\n  line-Two-2"
+    assert redact(at_end, filename="values.yaml") == (
+        "password: |\n  [REDACTED:password]\n",
+        {"password": 1},
+    )
+    empty = "password: |\nuser: app\n"  # an empty block: the next key is no part of it
+    assert redact(empty, filename="values.yaml") == (empty, {})
+
+
+def test_a_secret_over_several_lines_is_replaced_keeping_the_line_count():
+    redactor = Redactor([r"(?s)BEGIN SECRET.*?END SECRET"])
+    out, kinds = redactor.text("a\nBEGIN SECRET\nxyz\nEND SECRET\nb\n", filename="notes.txt")
+    assert out == "a\n[REDACTED:custom]\n\n\nb\n"
+    assert kinds == {"custom": 1}
+
+
+def test_an_extra_patterns_secret_is_its_named_group_else_its_first_group():
+    text = "admin password: hunter2-X\nuser token=abc123\n"
+    out, kinds = redact(
+        text,
+        filename="notes.txt",
+        extra_patterns=[r"(admin|user) password: (?P<secret>\S+)", r"token=(\w+)"],
+    )
+    assert out == "admin password: [REDACTED:custom]\nuser token=[REDACTED:custom]\n"
+    assert kinds == {"custom": 2}

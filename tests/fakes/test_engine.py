@@ -2,6 +2,8 @@
 
 A mode (``FakeClis.set``) changes what a fake does after parsing its argv like the real CLI;
 the call record is written before the mode acts, so a hung or killed fake is on record.
+The interactive modes (needs_tty, login_prompt) are checked through council instead, where a
+seat stuck at such a question must end at once: tests/adapters/test_custom.py.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import psutil
 import pytest
 
 from fakes.helpers import CLAUDE, CODEX, PROMPT, QWEN, documented_call, run, started, wait_for_calls
-from fakes.install import NEEDS_TTY_MESSAGE, TRUST_PROMPT, VENDORS, FakeClis, expected_answer
+from fakes.install import VENDORS, FakeClis, expected_answer
 
 
 def test_garbage_mode_puts_invalid_utf8_inside_the_vendors_format(
@@ -233,53 +235,3 @@ def test_grandchild_mode_leaves_an_escaped_grandchild_in_another_process_group(
             with contextlib.suppress(psutil.NoSuchProcess):
                 p.kill()
         psutil.wait_procs(escaped, timeout=10)
-
-
-def test_needs_tty_mode_fails_without_a_terminal(
-    fake_clis: FakeClis, env: dict[str, str], room: Path
-) -> None:
-    fake_clis.set("claude", "needs_tty")
-    result = run(["claude", "-p"], env, room, stdin=PROMPT)
-    assert result.returncode == 1
-    assert result.stderr.decode() == NEEDS_TTY_MESSAGE + "\n"
-
-
-def test_needs_tty_mode_asks_on_a_terminal_and_waits_for_an_answer(
-    fake_clis: FakeClis, env: dict[str, str], room: Path
-) -> None:
-    fake_clis.set("claude", "needs_tty")
-    controller, terminal = os.openpty()
-    try:
-        with started(
-            ["claude", "-p", "hi"], env=env, cwd=room, stdin=terminal, stdout=subprocess.PIPE
-        ) as proc:
-            os.close(terminal)
-            terminal = -1
-            assert proc.stdout is not None
-            shown = b""
-            while len(shown) < len(TRUST_PROMPT) and (chunk := os.read(proc.stdout.fileno(), 64)):
-                shown += chunk
-            assert shown.decode() == TRUST_PROMPT
-            assert proc.poll() is None
-            assert fake_clis.calls("claude")[-1]["stdin_isatty"] is True
-    finally:
-        os.close(controller)
-        if terminal >= 0:
-            os.close(terminal)
-
-
-def test_login_prompt_mode_asks_and_keeps_waiting(
-    fake_clis: FakeClis, env: dict[str, str], room: Path
-) -> None:
-    fake_clis.set("gemini", "login_prompt")
-    with started(
-        ["gemini", "-m", "m", "--skip-trust"],
-        env=env,
-        cwd=room,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    ) as proc:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().decode()
-        assert line.startswith("Please log in: press Enter to open the browser")
-        assert proc.poll() is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from council.adapters import adapter_for
-from council.runner.environment import CALL_MARKER, adapter_env
+from council.runner.environment import CALL_MARKER, adapter_env, build_env
 
 SOURCE = {
     "PATH": "/usr/bin",
@@ -64,3 +64,21 @@ def test_variables_named_in_the_config_pass_through():
 
 def test_every_call_carries_its_marker_so_escaped_processes_can_be_found():
     assert env_for("pi", call_id="abc")[CALL_MARKER] == "abc"
+
+
+def test_a_host_marker_is_one_name_or_every_name_under_a_prefix_ending_in_underscore():
+    source = {
+        "GEMINI_CLI": "1",  # the marker itself
+        "GEMINI_CLI_HOME": "/home/u/.gemini",  # another variable, merely longer
+        "GEMINI_API_KEY": "gem-secret",
+        "CLAUDE_CODE_SSE_PORT": "4242",  # under the prefix marker
+        "CLAUDE_MODEL": "opus",
+    }
+    env = build_env(
+        source, vendor_prefixes=("GEMINI_", "CLAUDE_"), host_markers=("GEMINI_CLI", "CLAUDE_CODE_")
+    )
+    assert {k: env[k] for k in source if k in env} == {
+        "GEMINI_CLI_HOME": "/home/u/.gemini",
+        "GEMINI_API_KEY": "gem-secret",
+        "CLAUDE_MODEL": "opus",
+    }

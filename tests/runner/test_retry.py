@@ -18,6 +18,9 @@ def test_rate_limits_back_off_from_five_seconds_doubling_with_jitter():
         second = policy(seed).delay(Status.RATE_LIMITED, 1, None)
         assert 4.0 <= first <= 6.0
         assert 8.0 <= second <= 12.0
+    # The jitter spreads both ways: seats limited together do not retry together.
+    firsts = [policy(seed).delay(Status.RATE_LIMITED, 0, None) for seed in range(50)]
+    assert min(firsts) < 4.5 and max(firsts) > 5.5
 
 
 def test_backoff_is_capped_at_sixty_seconds():
@@ -32,6 +35,8 @@ def test_rate_limits_get_at_most_two_retries():
 
 def test_a_stated_reset_time_replaces_the_backoff():
     assert policy().delay(Status.RATE_LIMITED, 0, 17.0) == 17.0
+    assert policy().delay(Status.RATE_LIMITED, 0, 0.0) == 0.0  # "retry now" means now
+    assert policy().delay(Status.RATE_LIMITED, 0, -3.0) == 0.0  # a reset already past
 
 
 def test_auth_and_timeout_are_never_retried():
