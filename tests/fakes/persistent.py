@@ -1,5 +1,5 @@
 """The persistent modes of the fake CLIs: one process, one JSON message a line each way, a
-session per call, as the real ones are documented in ``docs/adr/006-warm-seat-workers.md``.
+session per call, as the real ones are documented in ``docs/adr/007-warm-seat-workers.md``.
 
 - ACP (``gemini --acp``, ``qwen --acp``, ``kimi acp`` for kimi-cli and kimi-code);
 - codex ``app-server`` (JSON-RPC without the ``jsonrpc`` field; a thread per call);

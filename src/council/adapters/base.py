@@ -487,7 +487,7 @@ class Adapter:
             return None
         return effort if effort in self.efforts else None
 
-    # -- warm workers (runner/warm.py; docs/adr/006-warm-seat-workers.md) -------------------
+    # -- warm workers (runner/warm.py; docs/adr/007-warm-seat-workers.md) -------------------
 
     def warm_launch(
         self, tool: Tool, *, model: str | None, effort: str | None

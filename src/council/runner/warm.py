@@ -1,5 +1,5 @@
 """A seat's warm worker: one long-lived CLI process per seat, a fresh history-free session per
-call (docs/adr/006-warm-seat-workers.md).
+call (docs/adr/007-warm-seat-workers.md).
 
 The process starts at SETUP (`start`: the handshake is the seat's READY) and runs every call
 of the seat (`attempt`), under the same measures as a spawned call: the allow-listed
