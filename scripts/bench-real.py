@@ -224,6 +224,9 @@ def debate_figures(run: dict) -> dict:
         "cli_share": share(run["prompt_bytes"], sent),
         "per_cli": per_cli(run),
         "phases": steps,
+        # Memory the run's warm workers held at most, summed (0 when every call spawned).
+        "worker_rss_mb": sum(w["rss_peak_mb"] or 0 for w in run.get("workers", {}).values()),
+        "workers": {w["cli"]: w["rss_peak_mb"] for w in run.get("workers", {}).values()},
     }
 
 
@@ -436,6 +439,7 @@ def recorded_run(
         "delay_s": delay_s,
         "wall_s": wall_s,
         "started_at": started_at,
+        "workers": warm_workers(record),
         "setup_at": next(
             _ts(e) for e in transcript if e["kind"] == "system" and e["body"] == "phase SETUP"
         ),
@@ -445,6 +449,20 @@ def recorded_run(
         "calls": calls,
         "requests": requests,
         "prompt_bytes": sum(c["prompt_bytes"] for c in calls),
+    }
+
+
+def warm_workers(record: Path) -> dict[str, dict]:
+    """Each seat's warm worker as result.json reports it (mode, peak RSS), by seat; {} for a
+    run with none (--cold, or a record without its result)."""
+    try:
+        result = json.loads((record / "result.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return {
+        seat["name"]: {"cli": seat["cli"], "rss_peak_mb": seat["worker"].get("rss_peak_mb")}
+        for seat in result.get("seats", [])
+        if isinstance(seat.get("worker"), dict) and seat["worker"].get("mode") == "warm"
     }
 
 
@@ -541,6 +559,14 @@ def debate_table(debate: dict[str, dict[str, dict]]) -> str:
         ["sent to the model", *(kilobytes(f["bytes_sent"]) for *_, f in columns)],
         ["council's prompts", *(kilobytes(f["prompt_bytes"]) for *_, f in columns)],
         ["added by the CLIs", *(percent(f["cli_share"]) for *_, f in columns)],
+        [
+            "warm workers' peak RSS",
+            *(
+                ", ".join(f"{cli} {mb:.0f}" for cli, mb in f.get("workers", {}).items() if mb)
+                + f" (sum {f.get('worker_rss_mb', 0):.0f} MB)"
+                for *_, f in columns
+            ),
+        ],
     ]
     clients = list(dict.fromkeys(c for *_, f in columns for c in f["per_cli"]))
     for client in clients:

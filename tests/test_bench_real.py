@@ -252,3 +252,21 @@ def test_a_cli_that_fails_some_runs_keeps_the_figures_of_the_others_and_counts_t
     assert cell["call_s"] == pytest.approx(bench.alone_figures(alone)["call_s"] - 0.5)
     assert bench.alone_cell([], [failure, failure]) == {**failure, "failed_runs": 2}
     assert "failed" not in cell
+
+
+def test_warm_workers_memory_is_read_from_the_result_and_summed_per_run(debate, tmp_path):
+    seats = [
+        {"name": "advocate", "cli": "claude", "worker": {"mode": "warm", "rss_peak_mb": 204.0}},
+        {"name": "critic", "cli": "codex", "worker": {"mode": "spawn", "rss_peak_mb": None}},
+        {"name": "proxy-gemini", "cli": "gemini", "worker": {"mode": "warm", "rss_peak_mb": 377.5}},
+        {"name": "lead", "cli": "claude", "worker": None},
+    ]
+    (tmp_path / "result.json").write_text(json.dumps({"seats": seats}))
+    debate["workers"] = bench.warm_workers(tmp_path)
+    assert set(debate["workers"]) == {"advocate", "proxy-gemini"}  # a spawning seat has none
+    figures = bench.debate_figures(debate)
+    assert figures["worker_rss_mb"] == pytest.approx(581.5)
+    assert figures["workers"] == {"claude": 204.0, "gemini": 377.5}
+    assert "claude 204, gemini 378 (sum 582 MB)" in bench.debate_table({"warm": {"2": figures}})
+    cold = bench.debate_figures({**debate, "workers": bench.warm_workers(tmp_path / "none")})
+    assert cold["worker_rss_mb"] == 0
