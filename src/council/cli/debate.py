@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from council.cli.app import CliState, cli, collect_from_now, output_options
+from council.cli.app import CliState, cli, collect_from_now, output_options, run_options
 from council.cli.options import MultiValueOption
 from council.errors import ExitCode, UsageError
 
@@ -177,30 +177,12 @@ output_option = click.option(
 @click.option("--sim", is_flag=True, help="Seat every role on the offline simulator.")
 @json_option
 @output_option
-@click.option("--scratchpad", metavar="DIR", help="Where records go (default .scratchpad).")
-@click.option("--allow-outside", is_flag=True, help="Allow files outside the project root.")
-@click.option("--allow-secrets", is_flag=True, help="Allow secret-named files (redacted).")
 @click.option(
     "--no-blind",
     is_flag=True,
     help="Skip the BLIND TAKE (each challenger's own first answer, beside the proposal).",
 )
-@click.option(
-    "--cold",
-    is_flag=True,
-    help="No warm CLI workers: every call starts its CLI (less memory, slower).",
-)
-@click.option(
-    "--no-lean",
-    is_flag=True,
-    help="Run every CLI with its own tools and system prompt, even when the files are "
-    "inlined whole in the prompt (see docs/lean.md).",
-)
-@click.option(
-    "--detach",
-    is_flag=True,
-    help="Run in the background: print the id and the record, exit at once (see `wait`).",
-)
+@run_options
 @output_options
 @click.pass_obj
 def debate(
