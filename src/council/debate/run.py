@@ -43,7 +43,7 @@ from council.errors import (
 from council.panel.calls import Tuning
 from council.panel.drive import run_to_end
 from council.progress import Progress
-from council.runs.detach import spawn_detached
+from council.runs.detach import hand_over
 from council.runs.lock import RecordLock, RecordLocked
 from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import find_run, read_state
@@ -102,10 +102,7 @@ def detach_debate(
     cwd = cwd or Path.cwd()
     ready = prepare_debate(flags, config, progress, cwd=cwd)
     progress.close_log()
-    ready.state.pid = spawn_detached(ready.record, ready.lock, cwd=cwd, council_args=council_args)
-    ready.record.save_state(ready.state)
-    ready.lock.release()  # our copy only: the child's keeps the record locked
-    return ready.record
+    return hand_over(ready.record, ready.lock, ready.state, cwd=cwd, council_args=council_args)
 
 
 def run_detached(

@@ -41,7 +41,7 @@ from council.review.lead import ReviewLead, run_review
 from council.review.plan import ReviewFlags, ReviewPlan, resolve_review_plan
 from council.review.result import build_result, render
 from council.review.state import ReviewState
-from council.runs.detach import spawn_detached
+from council.runs.detach import hand_over
 from council.runs.lock import RecordLock, RecordLocked
 from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import read_state
@@ -96,10 +96,7 @@ def detach_review(
     cwd = cwd or Path.cwd()
     ready = prepare_review(flags, config, progress, cwd=cwd)
     progress.close_log()
-    ready.state.pid = spawn_detached(ready.record, ready.lock, cwd=cwd, council_args=council_args)
-    ready.record.save_state(ready.state)
-    ready.lock.release()  # our copy only: the child's keeps the record locked
-    return ready.record
+    return hand_over(ready.record, ready.lock, ready.state, cwd=cwd, council_args=council_args)
 
 
 def run_detached_review(

@@ -10,10 +10,11 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Protocol
 
 from council.runner import reaper
 from council.runs.lock import RecordLock
-from council.runs.record import PROGRESS, Record
+from council.runs.record import PROGRESS, Record, RunState
 
 
 def spawn_detached(
@@ -52,3 +53,23 @@ def spawn_detached(
     # A long-lived parent (`council mcp`) must not collect zombies: reap the run when it ends.
     threading.Thread(target=child.wait, name=f"reap-{child.pid}", daemon=True).start()
     return child.pid
+
+
+class DetachedState(RunState, Protocol):
+    pid: int | None  # the process that runs the record
+
+
+def hand_over(
+    record: Record,
+    lock: RecordLock,
+    state: DetachedState,
+    *,
+    cwd: Path,
+    council_args: tuple[str, ...] = (),
+) -> Record:
+    """Run a prepared, locked record in a council of its own: start it, name its pid in the
+    state, and let go of our copy of the lock (the child's keeps the record locked)."""
+    state.pid = spawn_detached(record, lock, cwd=cwd, council_args=council_args)
+    record.save_state(state)
+    lock.release()
+    return record
