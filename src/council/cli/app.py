@@ -22,6 +22,7 @@ from council.errors import CouncilError, ExitCode
 if TYPE_CHECKING:
     from council.config import Config
     from council.progress import Progress
+    from council.runs.record import Record
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -142,6 +143,20 @@ def _verbose(ctx: click.Context) -> bool:
 def cli(ctx: click.Context, config_path: Path | None, verbose: bool, quiet: bool) -> None:
     """Run a structured debate between AI coding CLIs and get a decision back."""
     ctx.obj = CliState(config_path, verbose, quiet)
+
+
+def announce_detached(record: Record, as_json: bool) -> ExitCode:
+    """What `debate --detach` and `review --detach` print: the id and the record (as JSON with
+    --json), and on stderr how to follow the run."""
+    import json
+
+    shown = record.display()
+    if as_json:
+        click.echo(json.dumps({"id": record.id, "record": shown}))
+    else:
+        click.echo(f"{record.id} {shown}")
+    click.echo(f"started in the background; follow it with: council wait {record.id}", err=True)
+    return ExitCode.OK
 
 
 def run_options(command: F) -> F:

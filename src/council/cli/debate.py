@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from council.cli.app import CliState, cli, collect_from_now, output_options, run_options
+from council.cli.app import (
+    CliState,
+    announce_detached,
+    cli,
+    collect_from_now,
+    output_options,
+    run_options,
+)
 from council.cli.options import MultiValueOption
 from council.errors import ExitCode, UsageError
 
@@ -261,18 +268,10 @@ def debate(
 
 
 def _detach(state: CliState, flags: DebatePlanFlags, config: Config, as_json: bool) -> ExitCode:
-    import json
-
     from council.debate.run import detach_debate
 
     record = detach_debate(flags, config, state.progress(), council_args=state.global_args())
-    shown = record.display()
-    if as_json:
-        click.echo(json.dumps({"id": record.id, "record": shown}))
-    else:
-        click.echo(f"{record.id} {shown}")
-    click.echo(f"started in the background; follow it with: council wait {record.id}", err=True)
-    return ExitCode.OK
+    return announce_detached(record, as_json)
 
 
 @cli.command()
