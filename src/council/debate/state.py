@@ -7,10 +7,10 @@ everything else again.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from council.panel.contribution import Contribution
+from council.panel.contribution import Contribution, StoredCalls
 from council.runs.record import now_iso
 
 SCHEMA = "council.state/v1"
@@ -30,7 +30,7 @@ PHASE_ORDER = (
 
 
 @dataclass
-class DebateState:
+class DebateState(StoredCalls):
     id: str
     question: str
     plan: dict[str, Any]
@@ -57,20 +57,6 @@ class DebateState:
     error: str | None = None  # the message a run that failed or was interrupted ended with
     pid: int | None = None  # the council process of the latest run (see resume)
     schema: str = SCHEMA
-
-    def to_json(self) -> dict[str, Any]:
-        # Shallow: every field already holds plain JSON values (calls are stored as dicts),
-        # and a deep copy of the whole debate after every reply was most of a save's cost.
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DebateState:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
-    def contribution(self, stem: str) -> Contribution | None:
-        data = self.calls.get(stem)
-        return Contribution(**data) if data is not None and "seat" in data else None
 
     def contributions(self) -> list[Contribution]:
         """The seats' contributions in debate order (round, phase, then seat order: advocate,

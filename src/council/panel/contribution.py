@@ -4,8 +4,8 @@ quoted by later prompts, and reused by a resumed run when its status is ok or la
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     from council.panel.messages import Reply
@@ -112,3 +112,24 @@ def total_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | N
         figures = [p[key] for p in reported if p.get(key) is not None]
         total[key] = round(sum(figures), 6) if figures else None
     return total
+
+
+class StoredCalls:
+    """What a run's state (a dataclass with `calls`: stem -> call) shares, debate or review:
+    its JSON round trip and its ended calls as contributions."""
+
+    calls: dict[str, dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        # Shallow: every field already holds plain JSON values (calls are stored as dicts),
+        # and a deep copy of the whole run after every reply was most of a save's cost.
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}  # type: ignore[attr-defined]
+        return cls(**known)
+
+    def contribution(self, stem: str) -> Contribution | None:
+        data = self.calls.get(stem)
+        return Contribution(**data) if data is not None and "seat" in data else None

@@ -9,10 +9,10 @@ stored answer whose status is ok or late.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from council.panel.contribution import Contribution
+from council.panel.contribution import Contribution, StoredCalls
 from council.runs.record import now_iso
 
 SCHEMA = "council.review-state/v1"
@@ -20,7 +20,7 @@ PHASE_ORDER = ("REVIEW", "REVIEW_REPAIR", "CROSS_CHECK", "CROSS_CHECK_REPAIR")
 
 
 @dataclass
-class ReviewState:
+class ReviewState(StoredCalls):
     id: str
     question: str  # "review of git diff main + app.py": what `council list` shows
     plan: dict[str, Any]
@@ -54,18 +54,6 @@ class ReviewState:
     error: str | None = None
     pid: int | None = None
     schema: str = SCHEMA
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ReviewState:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
-    def contribution(self, stem: str) -> Contribution | None:
-        data = self.calls.get(stem)
-        return Contribution(**data) if data is not None and "seat" in data else None
 
     def contributions(self) -> list[Contribution]:
         """Every call that has ended, in review order (round, phase, then seat order), never
