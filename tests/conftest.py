@@ -15,6 +15,10 @@ import pytest
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.environment import CALL_MARKER
 
+# The realcli run's closing report (which CLI versions were tested): a plugin here so that
+# the pytest-xdist controller, which loads no conftest below this one, prints it.
+pytest_plugins = ["fakemodel.report"]
+
 
 @pytest.fixture
 def anyio_backend() -> str:
