@@ -67,6 +67,13 @@ def test_a_file_the_user_cannot_read_is_refused_as_permission_denied(root, monke
     )
 
 
+def test_a_name_holding_a_nul_character_is_refused_in_one_line_not_raised(root):
+    # The MCP server's `files` is JSON, which can carry a NUL a shell cannot.
+    assert refusal(["a.py\0.txt", "b.py"], root) == (
+        "cannot use 1 file: a.py\\0.txt: holds a NUL character"
+    )
+
+
 def test_a_path_through_a_file_is_refused_with_the_systems_reason(root):
     assert refusal(["a.py/x.py"], root) == (
         "cannot use 1 file: a.py/x.py: cannot be read (Not a directory)"

@@ -101,6 +101,10 @@ def check_paths(
             shown = given.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             refused.append(Refusal(shown, "its name is not valid UTF-8", "rename the file"))
             continue
+        if "\0" in given:
+            # Only a JSON argument (the MCP server's `files`) can carry one: no file has it.
+            refused.append(Refusal(given.replace("\0", "\\0"), "holds a NUL character"))
+            continue
         lexical = Path(os.path.normpath(cwd / given))
         try:
             real = lexical.resolve(strict=True)
