@@ -8,6 +8,7 @@ it, or an innocent name that points at `.env`, is refused like the target itself
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import stat
@@ -166,7 +167,8 @@ def _shown_path(lexical: Path, real: Path, root: Path, taken: set[str]) -> str:
 
 
 def _reason(exc: BaseException) -> str:
-    if isinstance(exc, RuntimeError):
+    # Python 3.11 and 3.12 raise RuntimeError for a loop, 3.13 an OSError with ELOOP.
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
         return "symlink loop"
     return getattr(exc, "strerror", None) or type(exc).__name__
 
