@@ -11,6 +11,8 @@
 #   scripts/mutation.sh --fresh    # forget every cached result first
 #   scripts/mutation.sh --report   # only print the kill rates of the last run
 #   scripts/mutation.sh --survivors  # list the mutants that survived, one a line
+#   scripts/mutation.sh --one-by-one 'council.runner.*'
+#                                  # each mutant in a PID namespace of its own (runner/)
 #   scripts/mutation.sh 'council.words.*' 'council.runner.environment.*'
 #                                  # (re)run only the mutants of these modules, then report
 #
@@ -24,7 +26,9 @@ case "${1:-}" in
     --fresh) rm -rf mutants; shift ;;
     --report) mode=report; shift ;;
     --survivors) mode=survivors; shift ;;
-    -*) echo "usage: scripts/mutation.sh [--fresh | --report | --survivors] [MUTANT-PATTERN...]" >&2
+    --one-by-one) mode=one; shift ;;
+    -*) echo "usage: scripts/mutation.sh [--fresh | --report | --survivors | --one-by-one]" \
+        "[MUTANT-PATTERN...]" >&2
         exit 2 ;;
     *) ;;
 esac
@@ -54,8 +58,43 @@ for source in (Path(mutmut.__file__).parent, Path(dist._path)):
 EOF
     # The mutant's tests must not be told which mutant runs through a stale variable.
     unset MUTANT_UNDER_TEST
+    # A mutant of the process-tree killer (runner/proctree.py, reaper.py, ...) can take any
+    # process started since a call began for one of the call's own, and kill it: as root that
+    # was the user's shell. In a PID namespace of its own, mutmut sees and can kill only its
+    # own processes (ours then at worst, which ends the run). Without unshare, say so.
+    isolate=()
+    for candidate in "unshare --pid --fork --mount-proc" \
+        "unshare --user --map-current-user --pid --fork --mount-proc"; do
+        # shellcheck disable=SC2086
+        if $candidate true 2>/dev/null; then
+            read -r -a isolate <<<"$candidate"
+            break
+        fi
+    done
+    if [ ${#isolate[@]} -eq 0 ]; then
+        echo "mutation.sh: no PID namespace (unshare failed): a mutant of runner/ may kill" \
+            "processes of yours that it did not start" >&2
+    fi
     # Patterns (fnmatch, e.g. 'council.words.*') rerun only those mutants, cached or not.
-    "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" "$@" || true
+    # In the namespace a shell is its pid 1, not mutmut: pid 1 inherits every orphan (a fake
+    # CLI's escaped grandchild), and mutmut takes any child it reaps for one of its workers.
+    # The `exit` after the command keeps the shell from exec-ing into it.
+    if [ ${#isolate[@]} -gt 0 ]; then
+        "${isolate[@]}" sh -c '"$@"; exit $?' sh \
+            "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" "$@" || true
+    else
+        "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" "$@" || true
+    fi
+fi
+
+if [ "$mode" = one ]; then
+    # Each mutant in a PID namespace of its own (scripts/mutation_one_by_one.py says why):
+    # for runner/, whose mutants can kill `mutmut run` itself.
+    if [ ! -f mutants/mutmut-stats.json ]; then
+        echo "mutation.sh: run scripts/mutation.sh once first: it prepares mutants/" >&2
+        exit 2
+    fi
+    "$python" scripts/mutation_one_by_one.py --jobs "${MUTATION_JOBS:-$(nproc)}" "$@"
 fi
 
 if [ "$mode" = survivors ]; then
