@@ -313,3 +313,75 @@ def test_a_yaml_block_scalar_leaves_the_blank_lines_after_it_as_they_were():
 )
 def test_a_yaml_flow_sequence_or_mapping_under_a_secret_name_is_structure_left_alone(text):
     assert redact(text, filename="values.yaml") == (text, {})
+
+
+# -- commented-out settings ------------------------------------------------------------------
+# Old credentials are often left commented out: such a line is read like the line without its
+# comment marker, which stays visible with the key. Prose comments stay as they were.
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "expected"),
+    [
+        (
+            "values.yaml",
+            "db:\n  # password: old-Secret-1\n  password: ${DB_PASSWORD}\n",
+            "db:\n  # password: [REDACTED:password]\n  password: ${DB_PASSWORD}\n",
+        ),
+        ("values.yaml", "#password: old-Secret-1\n", "#password: [REDACTED:password]\n"),
+        (
+            "compose.yaml",
+            "environment:\n  # - POSTGRES_PASSWORD=old-Secret-1\n",
+            "environment:\n  # - POSTGRES_PASSWORD=[REDACTED:password]\n",
+        ),
+        (
+            ".env",
+            "# DB_PASSWORD=old-Secret-1  # until May\n",
+            "# DB_PASSWORD=[REDACTED:password]  # until May\n",
+        ),
+        (
+            "deploy.sh",
+            "#export DB_PASSWORD=old-Secret-1\n",
+            "#export DB_PASSWORD=[REDACTED:password]\n",
+        ),
+        (
+            "app.ini",
+            "[db]\n; password = old-Secret-1\n",
+            "[db]\n; password = [REDACTED:password]\n",
+        ),
+        (
+            "app.ini",
+            "[db]\n# password = old-Secret-1 ; 2023\n",
+            "[db]\n# password = [REDACTED:password] ; 2023\n",
+        ),
+        ("nginx.conf", "// password = old-Secret-1\n", "// password = [REDACTED:password]\n"),
+        ("app.toml", "## password = old-Secret-1\n", "## password = [REDACTED:password]\n"),
+        ("app.toml", '# password = "old-Secret-1"\n', '# password = "[REDACTED:password]"\n'),
+        (
+            "README.md",
+            "```yaml\n# password: old-Secret-1\n```\n",
+            "```yaml\n# password: [REDACTED:password]\n```\n",
+        ),
+    ],
+)
+def test_a_commented_out_secret_is_redacted_keeping_its_comment_marker_and_key(
+    filename, text, expected
+):
+    assert redact(text, filename=filename) == (expected, {"password": 1})
+
+
+@pytest.mark.parametrize(
+    ("filename", "text"),
+    [
+        ("values.yaml", "# password: set it in the vault, never here\n"),
+        ("values.yaml", "# The admin password: see-wiki\n"),
+        ("values.yaml", "# password: required\n"),
+        ("values.yaml", "# access_token: Marker\n"),
+        (".env", "# Set DB_PASSWORD to the password of the app user\n"),
+        ("deploy.sh", "#!/bin/bash\n# Usage: TOKEN=<token> ./deploy.sh\n"),
+        ("app.ini", "[db]\n; password = the one from the vault\n"),
+        ("app.toml", "# token = see the README\n"),
+    ],
+)
+def test_a_prose_comment_about_a_secret_is_left_alone(filename, text):
+    assert redact(text, filename=filename) == (text, {})
