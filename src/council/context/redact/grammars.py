@@ -91,6 +91,9 @@ _TOML_LINE = re.compile(
 )
 
 
+# The marker of a commented-out line: `# password: x`, `; password = x`, `// token = x`.
+_COMMENTED = re.compile(r"\s*(?:#|;|//)+\s*")
+
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
 _KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
@@ -130,15 +133,18 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
     while i < len(lines):
         line = lines[i]
         i += 1
-        stripped = line.lstrip()
-        if not stripped or stripped.startswith(("#", ";", "//")):
+        if not line.strip():
             out.append(line)
             continue
+        # A commented-out setting (old credentials are often left so) is read like the line
+        # without its comment marker; prose comments are left by the check on spaces below.
+        commented = _COMMENTED.match(line)
+        skip = commented.end() if commented else 0
         m = None
         if fmt == "yaml":
-            m = _YAML_LIST_ENV.match(line)
+            m = _YAML_LIST_ENV.match(line[skip:])
         if m is None:
-            m = pattern.match(line)
+            m = pattern.match(line[skip:])
         if m is None:
             out.append(line)
             continue
@@ -147,7 +153,7 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
         if kind is None:
             out.append(line)
             continue
-        if fmt == "yaml" and re.fullmatch(r"[|>][-+0-9]*", raw.strip()):
+        if fmt == "yaml" and not commented and re.fullmatch(r"[|>][-+0-9]*", raw.strip()):
             # A block scalar: the secret is every more-indented line that follows.
             indent = len(line) - len(line.lstrip())
             block = 0
@@ -176,11 +182,13 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
             not_a_secret_value(value)
             or value.lstrip()[:1] in ("{", "[")
             or (kind != "password" and _IDENTIFIER_LIKE.fullmatch(value))
+            # In a comment only `key: value` with one word on each side is a setting.
+            or (commented and re.search(r"\s", m.group("key").strip() + value))
         ):
             out.append(line)
             continue
-        start = m.start("v") + span[0]
-        end = m.start("v") + span[1]
+        start = skip + m.start("v") + span[0]
+        end = skip + m.start("v") + span[1]
         out.append(line[:start] + counter.hit(kind) + line[end:])
     return "\n".join(out)
 
