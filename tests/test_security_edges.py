@@ -600,6 +600,10 @@ SECRET_NAMES = {
     "credentials*": ["credentials", "credentials.json"],
     "*.p12": ["signing.p12"],
     "*.pfx": ["codesign.pfx"],
+    ".netrc": [".netrc", ".NETRC"],
+    "_netrc": ["_netrc"],
+    ".pgpass": [".pgpass"],
+    ".git-credentials": [".git-credentials"],
 }
 # pattern -> ordinary names close to it that are shared like any other file.
 NEAR_SECRET_NAMES = {
@@ -613,6 +617,10 @@ NEAR_SECRET_NAMES = {
     "credentials*": ["test_credentials.py", "credential.py"],
     "*.p12": ["p12.md", "pkcs12.py"],
     "*.pfx": ["pfx_loader.py"],
+    ".netrc": ["netrc.py", "test_netrc.py", ".netrc.example.md"],
+    "_netrc": ["netrc_parse.py"],
+    ".pgpass": ["pgpass.py", "pgpass_docs.md"],
+    ".git-credentials": ["git_credentials.py", "git-credentials.md"],
 }
 
 

@@ -131,3 +131,13 @@ def test_a_caller_passing_no_flag_gets_outside_and_secret_files_refused(root, tm
 def test_without_a_relative_path_only_the_base_name_is_tried_against_the_allow_globs(name, glob):
     # The glob does not cover the name: nothing else may be matched against it in its place.
     assert is_secret_name(name, [glob]) is True
+
+
+@pytest.mark.parametrize("name", [".netrc", "_netrc", ".pgpass", ".git-credentials"])
+def test_the_password_files_of_curl_postgres_and_git_are_refused_by_name(root, name):
+    # Their lines are no `key = value`: no redaction grammar would find the password.
+    write(root, name, "machine example.com login me password Xr7ZVF-s1Iw9\n")
+    assert refusal([name], root) == (
+        f"cannot use 1 file: {name}: may hold secrets (by its name) (pass --allow-secrets, "
+        "or list it under redact.allow_files)"
+    )

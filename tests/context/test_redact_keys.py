@@ -160,3 +160,9 @@ def test_a_password_that_only_resembles_a_placeholder_is_redacted(value):
     out, kinds = redact(text, filename="values.yaml")
     assert out == "db:\n  password: [REDACTED:password]\n"
     assert kinds == {"password": 1}
+
+
+def test_a_setting_naming_how_passwords_are_stored_is_not_taken_for_one():
+    # The stock postgresql.conf: the method, not a password; commented out or not.
+    text = "password_encryption = scram-sha-256\n#password_encryption = md5\n"
+    assert redact(text, filename="postgresql.conf") == (text, {})

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 # Names that hold credentials by convention (docs/spec/protocol.md section 4), plus the
-# other SSH and PKCS#12 key files: refused unless --allow-secrets or the config's
-# `redact.allow_files`.
+# other SSH and PKCS#12 key files and the password files of curl/ftp, PostgreSQL and git,
+# whose lines (`machine h login u password p`, `host:port:db:user:password`,
+# `https://user:token@host`) no redaction grammar reads: refused unless --allow-secrets or
+# the config's `redact.allow_files`.
 SECRET_NAME_PATTERNS = (
     ".env*",
     "*.pem",
@@ -30,6 +32,10 @@ SECRET_NAME_PATTERNS = (
     "credentials*",
     "*.p12",
     "*.pfx",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
 )
 OUTSIDE_DIR = "_outside"  # where files from outside the root appear in rooms and prompts
 

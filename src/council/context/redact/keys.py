@@ -149,6 +149,7 @@ _NOT_SECRET_SUFFIXES = frozenset(
         "scopes",
         "algorithm",
         "alg",
+        "encryption",  # postgresql.conf's password_encryption = scram-sha-256
         "pattern",
         "regex",
         "label",
