@@ -166,3 +166,11 @@ def test_a_setting_naming_how_passwords_are_stored_is_not_taken_for_one():
     # The stock postgresql.conf: the method, not a password; commented out or not.
     text = "password_encryption = scram-sha-256\n#password_encryption = md5\n"
     assert redact(text, filename="postgresql.conf") == (text, {})
+
+
+@pytest.mark.parametrize("name", ["TOKEN_BOT", "token_github", "TokenAccess"])
+def test_a_credential_named_token_first_in_source_code_is_redacted(name):
+    line = f'{name} = "{VALUE}"\n'
+    out, kinds = redact(line, filename="bot.py")
+    assert out == f'{name} = "[REDACTED:token]"\n'
+    assert kinds == {"token": 1}

@@ -227,7 +227,10 @@ def secret_key_kind(key: str, *, strict: bool = False) -> str | None:
         return "secret"
     if "token" in words:
         i = words.index("token")
-        if not strict or (i > 0 and words[i - 1] in _TOKEN_QUALIFIERS):
+        # The qualifier before (`BOT_TOKEN`) or, in names written token-first, after it
+        # (`TOKEN_BOT`).
+        around = words[i - 1 : i] + words[i + 1 : i + 2]
+        if not strict or any(w in _TOKEN_QUALIFIERS for w in around):
             return "token"
         return None
     if not strict and joined.endswith(("apitoken", "accesstoken", "authtoken")):
