@@ -66,7 +66,7 @@ EOF
     for candidate in "unshare --pid --fork --mount-proc" \
         "unshare --user --map-current-user --pid --fork --mount-proc"; do
         # shellcheck disable=SC2086
-        if $candidate true 2>/dev/null; then
+        if $candidate sh -c 'mount -t tmpfs -o mode=1777 tmpfs /tmp' 2>/dev/null; then
             read -r -a isolate <<<"$candidate"
             break
         fi
@@ -80,7 +80,9 @@ EOF
     # CLI's escaped grandchild), and mutmut takes any child it reaps for one of its workers.
     # The `exit` after the command keeps the shell from exec-ing into it.
     if [ ${#isolate[@]} -gt 0 ]; then
-        "${isolate[@]}" sh -c '"$@"; exit $?' sh \
+        # A private /tmp too: see scripts/mutation_one_by_one.py.
+        env -u XDG_RUNTIME_DIR "${isolate[@]}" \
+            sh -c 'mount -t tmpfs -o mode=1777 tmpfs /tmp && "$@"; exit $?' sh \
             "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" "$@" || true
     else
         "$python" -m mutmut run --max-children "${MUTATION_JOBS:-$(nproc)}" "$@" || true

@@ -44,7 +44,9 @@ class Project:
             # Where tests install the fake CLIs (`install_fakes(tmp_path / "bin")`): they log
             # each call beside themselves, which write confinement allows only so.
             EXTRA_WRITABLE: str(self.root.parent / "bin" / ".fake"),
-            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+            # PYTHONPATH, and the mutant under test of a mutation run (docs/mutation.md): the
+            # council started here then runs the mutated copy, as the test process does.
+            **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "MUTANT_UNDER_TEST")},
             **extra,
         }
 

@@ -189,13 +189,15 @@ def test_every_prompt_sent_to_a_cli_starts_with_the_whole_isolation_header_of_th
 T = 1  # the late challenger's soft timeout; it answers at 1.25 T, before the hard limit 1.5 T
 
 
-def late_config(project: Project, extra: str = "", respond_delay: float = 1.5) -> None:
-    """`sim-late` answers its CHALLENGE 1.25 T after the call started; `sim-slowrespond`
+def late_config(
+    project: Project, extra: str = "", respond_delay: float = 1.5, soft: float = T
+) -> None:
+    """`sim-late` answers its CHALLENGE 1.25 `soft` after the call started; `sim-slowrespond`
     takes `respond_delay` over RESPOND, so a late challenge is in before RESPOND ends."""
     project.write_config(
         "clis:\n"
         "  sim-late:\n    adapter: sim\n    env:\n"
-        f"      COUNCIL_SIM_DELAY: '{1.25 * T}'\n      COUNCIL_SIM_PHASES: CHALLENGE\n"
+        f"      COUNCIL_SIM_DELAY: '{1.25 * soft}'\n      COUNCIL_SIM_PHASES: CHALLENGE\n"
         "  sim-slowrespond:\n    adapter: sim\n    env:\n"
         f"      COUNCIL_SIM_DELAY: '{respond_delay}'\n      COUNCIL_SIM_PHASES: RESPOND\n" + extra
     )
@@ -409,12 +411,16 @@ def test_a_straggler_is_asked_for_rebuttal_only_once_free_with_its_own_late_answ
 def test_a_straggler_freed_while_the_rebuttal_still_collects_is_asked_with_its_own_challenge(
     project,
 ):
-    """The advocate's FINAL_SUMMARY takes 2.5 s: the critic's late CHALLENGE (1.25 T) is in
-    while the REBUTTAL phase still collects, so the critic is asked then, not before."""
+    """The advocate's FINAL_SUMMARY takes 2.5 s: the critic's late CHALLENGE (1.25 x its soft
+    timeout of 2 s) is in while the REBUTTAL phase still collects, so the critic is asked then,
+    not before. The REBUTTAL must start within the 0.5 s between the soft timeout and the late
+    answer: a soft timeout of T left 0.25 s, too little for RESPOND on a loaded machine."""
+    soft = 2 * T
     late_config(
         project,
         "  sim-slowsummary:\n    adapter: sim\n    env:\n"
         "      COUNCIL_SIM_DELAY: '2.5'\n      COUNCIL_SIM_PHASES: FINAL_SUMMARY\n",
+        soft=soft,
     )
     run = project.run(
         "debate",
@@ -426,7 +432,7 @@ def test_a_straggler_freed_while_the_rebuttal_still_collects_is_asked_with_its_o
         "--lead",
         "sim",
         "--timeout",
-        f"sim-late={T}",
+        f"sim-late={soft}",
         "--rounds",
         "3",
         "--json",

@@ -11,10 +11,12 @@ the next run that finds its process gone. The record keeps what each room held (
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +49,44 @@ def _private_base() -> Path:
     return Path(tempfile.mkdtemp(prefix="council-"))
 
 
+LOCK = ".lock"  # held (flock) by the run's council for as long as it runs
+
+
 def _sweep_stale(base: Path) -> None:
-    """Remove the directories of runs whose council process is gone (killed with SIGKILL)."""
+    """Remove the directories of runs whose council process is gone (killed with SIGKILL).
+
+    A run holds an exclusive lock on its directory's lock file: the kernel lets go of it when
+    the process dies, however it dies, and the lock means the same across PID namespaces (two
+    containers sharing /tmp), where a pid number does not.
+    """
     for entry in base.iterdir():
-        _, _, pid = entry.name.rpartition(".")
-        if not pid.isdigit() or psutil.pid_exists(int(pid)):
+        try:
+            fd = os.open(entry / LOCK, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            # A directory of an older council, or one a starting run has not locked yet.
+            _, _, pid = entry.name.rpartition(".")
+            if pid.isdigit() and not psutil.pid_exists(int(pid)) and _older_than(entry, 60):
+                with contextlib.suppress(OSError):
+                    remove_room(entry)
             continue
-        with contextlib.suppress(OSError):
-            remove_room(entry)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its council runs
+        else:
+            with contextlib.suppress(OSError):
+                remove_room(entry)
+        finally:
+            os.close(fd)
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime > seconds
+    except OSError:
+        return False
 
 
 class RoomDir:
@@ -66,6 +98,12 @@ class RoomDir:
             _sweep_stale(base)
         self.path = base / f"{run_id}.{os.getpid()}"
         self.path.mkdir(mode=0o700, exist_ok=True)
+        # Kept open (not inherited by the CLIs) until the run's end or its process's death.
+        self._lock = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # Refused only where this process already holds it: a run resumed in the process
+        # that ran it (the library's API), whose first lock then stands for both.
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         self.manifests: dict[str, dict[str, Any]] = {}
 
     def room(self, seat: str) -> Path:
@@ -88,6 +126,9 @@ class RoomDir:
     def remove(self) -> None:
         with contextlib.suppress(OSError):
             remove_room(self.path)
+        if self._lock >= 0:
+            os.close(self._lock)
+            self._lock = -1
 
 
 def manifest(room: Path) -> dict[str, Any]:
