@@ -22,7 +22,7 @@ import json
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 MUTANTS = Path("mutants")
@@ -146,7 +146,9 @@ def main() -> None:
 
     names = {KILLED: "killed", SURVIVED: "survived", NO_TESTS: "no tests", TIMEOUT: "timeout"}
     with ThreadPoolExecutor(args.jobs) as pool:
-        for meta, mutant, code in pool.map(one, work):
+        # Recorded as each ends: a run stopped early keeps everything that ended.
+        for future in as_completed([pool.submit(one, item) for item in work]):
+            meta, mutant, code = future.result()
             record = json.loads(meta.read_text())
             record["exit_code_by_key"][mutant] = code
             # Written whole each time: an interrupted run keeps what it measured.

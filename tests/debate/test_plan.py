@@ -7,6 +7,7 @@ import pytest
 from council.config import Config, parse_config
 from council.debate.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
 from council.errors import NoUsableCliError, UsageError
+from council.review.plan import ReviewFlags, resolve_review_plan
 
 
 def installed(*names):
@@ -86,6 +87,33 @@ def test_the_same_cli_may_sit_twice_as_proxies_and_auto_adds_the_unseated():
     assert [x.name for x in p.proxies] == ["proxy-codex", "proxy-codex-2"]
     p = plan(DebateFlags(question="q", proxies=("auto",)))
     assert [x.cli for x in p.proxies] == ["gemini"]
+
+
+def test_a_cli_whose_name_starts_like_anothers_takes_no_number_from_it(tmp_path):
+    # `sim-late` and `sim-slow` are user-defined CLIs: the plain `sim` seat is still `-sim`.
+    clis = {"clis": {n: {"adapter": "sim"} for n in ("sim-late", "sim-slow")}}
+    p = plan(
+        DebateFlags(question="q", sim=True, proxies=("sim-late", "sim-slow", "sim", "sim")),
+        config=clis,
+        have=(),
+    )
+    assert [x.name for x in p.proxies] == [
+        "proxy-sim-late",
+        "proxy-sim-slow",
+        "proxy-sim",
+        "proxy-sim-2",
+    ]
+    review = resolve_review_plan(
+        ReviewFlags(files=("a.py",), reviewers=("sim-late", "sim-slow", "sim"), sim=True),
+        parse_config(clis),
+        cwd=tmp_path,
+        installed=installed(),
+    )
+    assert [r.name for r in review.reviewers] == [
+        "reviewer-sim-late",
+        "reviewer-sim-slow",
+        "reviewer-sim",
+    ]
 
 
 def test_sim_seats_every_role_on_the_simulator():

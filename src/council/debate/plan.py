@@ -34,6 +34,7 @@ from council.panel.seat import (
     cli_pairs,
     parse_seat_spec,
     timeouts_by_cli,
+    unique_seat_name,
 )
 
 CALLER = "caller"
@@ -273,8 +274,8 @@ def resolve_plan(
     for spec in proxy_specs:
         planned = seat("proxy", "proxy", spec)
         base = f"proxy-{planned.cli}"
-        taken = sum(1 for p in proxies if p.name == base or p.name.startswith(base + "-"))
-        proxies.append(replace(planned, name=base if not taken else f"{base}-{taken + 1}"))
+        name = unique_seat_name(base, [p.name for p in proxies])
+        proxies.append(replace(planned, name=name))
 
     advocate = seat("advocate", "advocate", advocate_spec)
     critic = seat("critic", "critic", critic_spec)

@@ -30,6 +30,16 @@ class SeatSpec:
     effort: str | None = None
 
 
+def unique_seat_name(base: str, taken: Sequence[str]) -> str:
+    """`base` (`proxy-sim`), else the first of `base-2`, `base-3`, ... not taken: a second seat
+    on the same CLI. Other CLIs whose names start the same (`sim-late`) take nothing."""
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
 def parse_seat_spec(text: str) -> SeatSpec:
     """`codex:gpt-5.3-codex#high` -> cli, model, effort (model and effort optional)."""
     spec, _, effort = text.strip().partition("#")

@@ -26,6 +26,7 @@ from council.panel.seat import (
     cli_pairs,
     parse_seat_spec,
     timeouts_by_cli,
+    unique_seat_name,
 )
 from council.review.findings import SEVERITIES
 
@@ -130,10 +131,9 @@ def resolve_review_plan(
         if flags.sim and adapter_for(cli, config.clis).settings.adapter != "sim":
             cli = "sim"
         base = f"{ROLE}-{cli}"
-        taken = sum(1 for r in reviewers if r.name == base or r.name.startswith(base + "-"))
         reviewers.append(
             SeatPlan(
-                name=base if not taken else f"{base}-{taken + 1}",
+                name=unique_seat_name(base, [r.name for r in reviewers]),
                 role=ROLE,
                 cli=cli,
                 model=spec.model or models.get(spec.cli),
