@@ -7,8 +7,8 @@ import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 
+import anyio
 import psutil
 import pytest
 
@@ -28,7 +28,7 @@ async def test_a_probe_runs_in_the_temp_dir_never_in_the_project(tmp_path, monke
     project.mkdir()
     monkeypatch.chdir(project)
     result = await run_probe(python("import os; print(os.getcwd())"), env=ENV)
-    assert result.stdout.strip() == str(Path(tempfile.gettempdir()).resolve())
+    assert result.stdout.strip() == os.path.realpath(tempfile.gettempdir())
     assert (result.exit_code, result.timed_out, result.error) == (0, False, None)
 
 
@@ -86,7 +86,7 @@ async def test_a_hung_probe_times_out_and_its_escaped_grandchild_dies_with_it(tm
                 break
         except psutil.NoSuchProcess:
             break
-        time.sleep(0.05)
+        await anyio.sleep(0.05)
     else:
         pytest.fail(f"the probe's grandchild {grandchild} outlived its probe")
 
