@@ -16,6 +16,7 @@ from council.runner import run_probe
 
 pytestmark = pytest.mark.anyio
 ENV = {"PATH": os.defpath, "LANG": "C.UTF-8"}
+TEMP_DIR = os.path.realpath(tempfile.gettempdir())
 
 
 def python(code: str) -> list[str]:
@@ -28,7 +29,7 @@ async def test_a_probe_runs_in_the_temp_dir_never_in_the_project(tmp_path, monke
     project.mkdir()
     monkeypatch.chdir(project)
     result = await run_probe(python("import os; print(os.getcwd())"), env=ENV)
-    assert result.stdout.strip() == os.path.realpath(tempfile.gettempdir())
+    assert result.stdout.strip() == TEMP_DIR
     assert (result.exit_code, result.timed_out, result.error) == (0, False, None)
 
 
@@ -39,10 +40,7 @@ async def test_a_version_printed_on_stderr_is_read_back():
 
 
 async def test_a_probe_that_prints_without_end_is_kept_to_256_kib_on_each_stream():
-    code = (
-        "import sys\n"
-        "sys.stdout.write('o' * 1_000_000); sys.stderr.write('e' * 1_000_000)\n"
-    )
+    code = "import sys\nsys.stdout.write('o' * 1_000_000); sys.stderr.write('e' * 1_000_000)\n"
     result = await run_probe(python(code), env=ENV)
     assert result.exit_code == 0
     assert 0 < len(result.stdout) <= 256 * 1024 < 1_000_000
