@@ -20,7 +20,12 @@ def place_room_files(room: Path, room_files: Mapping[str, str]) -> None:
     try:
         for name, text in room_files.items():
             target = room / name
-            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # Level by level: mkdir(parents=True) gives the levels above the last the default
+            # mode (0755 under the usual umask), not 0700.
+            directory = room
+            for part in Path(name).parent.parts:
+                directory = directory / part
+                directory.mkdir(exist_ok=True, mode=0o700)
             with suppress(FileNotFoundError):
                 os.chmod(target, 0o600)
             write_private(target, text)
