@@ -17,6 +17,7 @@ interpreter per mutant), and it needs `unshare` (root, or unprivileged user name
 from __future__ import annotations
 
 import argparse
+import fcntl
 import fnmatch
 import json
 import os
@@ -98,6 +99,18 @@ def run_mutant(mutant: str, tests: list[str], isolate: list[str], timeout_s: flo
     return KILLED
 
 
+def record_result(meta: Path, mutant: str, code: int) -> None:
+    """Into mutmut's record of the module, written whole each time (an interrupted run keeps
+    what it measured), under a lock: two runs of this script may share a module."""
+    with open(meta.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = json.loads(meta.read_text())
+        record["exit_code_by_key"][mutant] = code
+        tmp = meta.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record, indent=4))
+        tmp.replace(meta)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -149,12 +162,7 @@ def main() -> None:
         # Recorded as each ends: a run stopped early keeps everything that ended.
         for future in as_completed([pool.submit(one, item) for item in work]):
             meta, mutant, code = future.result()
-            record = json.loads(meta.read_text())
-            record["exit_code_by_key"][mutant] = code
-            # Written whole each time: an interrupted run keeps what it measured.
-            tmp = meta.with_suffix(".tmp")
-            tmp.write_text(json.dumps(record, indent=4))
-            tmp.replace(meta)
+            record_result(meta, mutant, code)
             print(f"{names[code]:<8} {mutant}", flush=True)
 
 
