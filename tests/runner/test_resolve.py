@@ -96,9 +96,30 @@ async def test_a_cli_found_on_path_reports_its_path_and_version(fakes):
     assert (resolution.found, resolution.problem) == (True, None)
 
 
+async def test_the_probe_tells_which_of_two_programs_of_one_name_is_installed(fakes):
+    fakes.set("kimi", variant="kimi-code")
+    resolution = await resolve_tool(adapter_for("kimi", parse_config({}).clis))
+    kimi = str(fakes.executable("kimi"))
+    assert resolution.tool == Tool("kimi", (kimi,), "2.1.0", "kimi-code")
+
+
+async def test_the_probe_runs_with_the_cli_s_fixed_variables_and_no_other_vendor_s_key(
+    fakes, monkeypatch
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-council-test-not-for-gemini")
+    resolution = await resolve_tool(adapter_for("gemini", parse_config({}).clis))
+    assert resolution.tool is not None
+    (probe,) = [call for call in fakes.calls("gemini") if call["argv"] == ["--version"]]
+    # Without it gemini 0.61 starts a second node process for its `--version` as well.
+    assert probe["env"]["GEMINI_CLI_NO_RELAUNCH"] == "true"
+    assert "OPENAI_API_KEY" not in probe["env"]
+
+
 async def test_a_found_but_unusable_cli_says_why_and_keeps_its_version(fakes):
     fakes.set("kimi", variant="kimi-cli-1.52")
-    resolution = await resolve_tool(adapter_for("kimi", parse_config({}).clis))
+    adapter = adapter_for("kimi", parse_config({}).clis)
+    resolution = await resolve_tool(adapter)
+    assert resolution.adapter is adapter
     assert (resolution.found, resolution.tool) == (True, None)
     assert resolution.version is not None and resolution.version.version == "1.52.0"
     assert resolution.problem is not None
@@ -157,3 +178,22 @@ async def test_the_cache_probes_with_its_own_deadline(tmp_path):
     assert resolution.problem == f"`{script} --version` did not answer within 0.3s"
     # Not asked again: a second probe would have made a Resolution of its own.
     assert await cache.resolve(custom("mine", [str(script)])) is resolution
+
+
+async def test_a_cli_whose_probe_hangs_does_not_hold_up_another_cli_s(tmp_path, fakes):
+    script = user_cli(tmp_path, delay=30)
+    cache = ToolCache(timeout_s=60)
+    slow_done = anyio.Event()
+
+    async def slow() -> None:
+        await cache.resolve(custom("mine", [str(script)]))
+        slow_done.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(slow)
+        while not runs(script):  # noqa: ASYNC110 - its probe is running: another process
+            await anyio.sleep(0.02)
+        gemini = await cache.resolve(adapter_for("gemini", parse_config({}).clis))
+        assert gemini.tool is not None and gemini.tool.version == "0.61.0"
+        assert not slow_done.is_set()
+        tg.cancel_scope.cancel()
