@@ -31,6 +31,7 @@ from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import start_review
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
+from panel.gate import SEEN
 from review.helpers import SERVICE
 
 from fakes.install import install_fakes
@@ -46,21 +47,9 @@ VOTE_REQUEST = "VOTE: agree|revise|disagree"
 # the transcript of the run (under GATE_RECORDS) holds a message with every key of GATE_UNTIL
 # (`meta.x` looks in its meta), or GATE_CAP_S has passed. With SEAT_BROKEN, its version probe
 # fails: the CLI cannot run.
-SEAT = """\
-import json, os, subprocess, sys, time
-from pathlib import Path
-
-def seen(want):
-    for path in Path(os.environ["GATE_RECORDS"]).glob("*/transcript.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue  # a line still being written
-            got = {**message, **{f"meta.{k}": v for k, v in message["meta"].items()}}
-            if all(got.get(key) == value for key, value in want.items()):
-                return True
-    return False
+SEAT = (
+    SEEN
+    + """\
 
 def asks(variable):
     phase = os.environ.get(variable)
@@ -84,6 +73,7 @@ if asks("SEAT_VOTE_IN"):
     sys.stdout.buffer.write(("\\n" + os.environ["SEAT_VOTE_LINE"] + "\\n").encode())
 sys.exit(done.returncode)
 """
+)
 
 # Word limits of their own per phase, so that each prompt's limit names its phase's.
 WORDS = {

@@ -29,6 +29,7 @@ from council.panel.calls import Tuning
 from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import ReviewRun, start_review
+from panel.gate import SEEN
 from review.helpers import SERVICE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
@@ -39,21 +40,9 @@ CAP_S = 8.0  # a gate that waits longer than this lets the answer go (a broken o
 # GATE_RECORDS) holds a message with every key of GATE_UNTIL (`meta.x` looks in its meta),
 # or CAP_S has passed. The transcript is written before a message is delivered, and the lead
 # reads its inbox in order: what the gate waited for reaches the lead first.
-GATE = """\
-import json, os, subprocess, sys, time
-from pathlib import Path
-
-def seen(want):
-    for path in Path(os.environ["GATE_RECORDS"]).glob("*/transcript.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue  # a line still being written
-            got = {**message, **{f"meta.{k}": v for k, v in message["meta"].items()}}
-            if all(got.get(key) == value for key, value in want.items()):
-                return True
-    return False
+GATE = (
+    SEEN
+    + """\
 
 argv = sys.argv[1:]
 prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
@@ -64,6 +53,7 @@ if f"ACTION: {os.environ['GATE_PHASE']}\\n".encode() in prompt:
 sim = [sys.executable, "-m", "council.sim", *argv]
 sys.exit(subprocess.run(sim, input=prompt).returncode)
 """
+)
 
 
 @pytest.fixture
