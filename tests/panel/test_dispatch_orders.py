@@ -88,12 +88,7 @@ WORDS = {
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch) -> Path:
-    # The seats' rooms under a directory of this test's own: another council on the machine
-    # running in a PID namespace of its own (scripts/mutation.sh) sees no process with this
-    # one's pid, and would sweep a room directory under the shared temp dir as stale.
-    (tmp_path / "runtime").mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
+def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
