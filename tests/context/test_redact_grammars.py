@@ -385,3 +385,77 @@ def test_a_commented_out_secret_is_redacted_keeping_its_comment_marker_and_key(
 )
 def test_a_prose_comment_about_a_secret_is_left_alone(filename, text):
     assert redact(text, filename=filename) == (text, {})
+
+
+# -- values in the places the line grammars used to miss --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "expected"),
+    [
+        (
+            "values.yaml",
+            "db: {user: app, password: Xr7ZVF-s1Iw9}\n",
+            "db: {user: app, password: [REDACTED:password]}\n",
+        ),
+        (
+            "values.yaml",
+            "db:\n  {user: app, password: Xr7ZVF-s1Iw9, port: 5432}\n",
+            "db:\n  {user: app, password: [REDACTED:password], port: 5432}\n",
+        ),
+        (
+            "README.md",
+            "```yaml\ndb: {password: Xr7ZVF-s1Iw9}\n```\n",
+            "```yaml\ndb: {password: [REDACTED:password]}\n```\n",
+        ),
+        (
+            "values.yaml",
+            "db:\n  password:\n    Xr7ZVF-s1Iw9\n  user: app\n",
+            "db:\n  password:\n    [REDACTED:password]\n  user: app\n",
+        ),
+        (
+            "values.yaml",
+            "password:\n  Xr7ZVF-s1Iw9\n  continued-Line-2\nuser: app\n",
+            "password:\n  [REDACTED:password]\n\nuser: app\n",
+        ),
+        (
+            ".npmrc",
+            "//npm.example.com/:_authToken=Xr7ZVF-s1Iw9\n",
+            "//npm.example.com/:_authToken=[REDACTED:token]\n",
+        ),
+        (
+            ".npmrc",
+            "//npm.example.com/repo/:_password=WHI3WkZWLXMxSXc5\n",
+            "//npm.example.com/repo/:_password=[REDACTED:password]\n",
+        ),
+        (".npmrc", "_auth=dXNlcjpYcjdaVkYtczFJdzk=\n", "_auth=[REDACTED:password]\n"),
+        ("values.yaml", "password: 'it''s-Xr7ZVF-9'\n", "password: '[REDACTED:password]'\n"),
+        (
+            "values.yaml",
+            "db: {password: 'it''s-Xr7ZVF-9'}\n",
+            "db: {password: '[REDACTED:password]'}\n",
+        ),
+    ],
+)
+def test_flow_mappings_values_below_their_key_quotes_in_quotes_and_npm_registry_keys_are_redacted(
+    filename, text, expected
+):
+    redacted, counts = redact(text, filename=filename)
+    assert redacted == expected
+    assert "Xr7ZVF" not in redacted and sum(counts.values()) == 1
+
+
+@pytest.mark.parametrize(
+    ("filename", "text"),
+    [
+        ("values.yaml", "password:\n  name: app-creds\n"),
+        ("values.yaml", "password:\n  - app-creds\n"),
+        ("values.yaml", "password:\n  ${DB_PASSWORD}\n"),
+        ("values.yaml", "password:\nuser: app\n"),
+        ("values.yaml", "password: # set by the operator\nuser: app\n"),
+        (".env", "API_KEY= # later\nDEBUG=1\n"),
+        (".npmrc", "//npm.example.com/:always-auth=true\nregistry=https://npm.example.com/\n"),
+    ],
+)
+def test_structure_references_and_comments_where_a_value_could_be_are_left_alone(filename, text):
+    assert redact(text, filename=filename) == (text, {})

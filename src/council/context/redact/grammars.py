@@ -63,8 +63,13 @@ def is_markdown(filename: str) -> bool:
 # `"key": "value"` or `key = 'value'` anywhere: JSON, TOML inline tables, YAML flow maps.
 _QUOTED_PAIR = re.compile(
     r"(?:^|(?<=[\s{,\[]))(?P<kq>[\"']?)(?P<key>[A-Za-z_][\w.-]{0,80})(?P=kq)\s*[:=]\s*"
-    r"(?P<q>[\"'])(?P<v>(?:\\.|(?!(?P=q))[^\\\n]){1,1024}?)(?P=q)",
+    r"(?P<q>[\"'])(?P<v>(?:\\.|(?P=q){2}|(?!(?P=q))[^\\\n]){1,1024}?)(?P=q)(?!(?P=q))",
     re.M,
+)
+# YAML flow mappings hold plain values too: `{user: app, password: Xr7ZVF-s1Iw9}`.
+_YAML_FLOW_PAIR = re.compile(
+    r"(?<=[{,])\s*(?P<key>[A-Za-z_][\w.-]{0,80})\s*:\s+"
+    r"(?P<v>[^\s,{}\[\]\"'#&*!|>][^,{}\[\]\n]*?)\s*(?=[,}])"
 )
 # Source code: a quoted literal assigned to a name, a dict key or a keyword argument.
 _SOURCE_ASSIGN = re.compile(
@@ -83,8 +88,9 @@ _YAML_LINE = re.compile(
 _YAML_LIST_ENV = re.compile(
     r"^(?P<lead>\s*-\s+[\"']?)(?P<key>[A-Za-z_]\w*)(?P<sep>=)(?P<v>.*?)(?P<tail>[\"']?)\s*$"
 )
+# An npm registry's key names its registry first: `//npm.example.com/:_authToken=...`.
 _INI_LINE = re.compile(
-    r"^(?P<lead>\s*)(?P<key>[^\s=:#;\[][^=:]*?)(?P<sep>\s*[=:]\s*)(?P<v>.*?)\s*$"
+    r"^(?P<lead>\s*)(?P<key>//[^\s=]*|[^\s=:#;\[][^=:]*?)(?P<sep>\s*[=:]\s*)(?P<v>.*?)\s*$"
 )
 _TOML_LINE = re.compile(
     r"^(?P<lead>\s*)(?P<kq>[\"']?)(?P<key>[A-Za-z0-9_.-]+)(?P=kq)(?P<sep>\s*=\s*)(?P<v>.*?)\s*$"
@@ -93,6 +99,9 @@ _TOML_LINE = re.compile(
 
 # The marker of a commented-out line: `# password: x`, `; password = x`, `// token = x`.
 _COMMENTED = re.compile(r"\s*(?:#|;|//)+\s*")
+
+# Not a `//` comment: `//npm.example.com/:_authToken=...` names a registry.
+_NPM_REGISTRY_KEY = re.compile(r"\s*//[^\s=]*/:")
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
@@ -107,6 +116,8 @@ def _unquote_value(raw: str, comment_chars: str) -> tuple[int, int] | None:
         end = raw.find(raw[0], 1)
         while end != -1 and raw[0] == '"' and raw[end - 1] == "\\":
             end = raw.find(raw[0], end + 1)
+        while end != -1 and raw[0] == "'" and raw[end + 1 : end + 2] == "'":
+            end = raw.find("'", end + 2)  # YAML's `''` is a quote inside the value
         return (1, end) if end > 1 else None
     cut = len(raw)
     for ch in comment_chars:
@@ -116,6 +127,40 @@ def _unquote_value(raw: str, comment_chars: str) -> tuple[int, int] | None:
             cut = min(cut, m.start())
     value = raw[:cut].rstrip().rstrip(",")
     return (0, len(value)) if value else None
+
+
+def _indented_block(lines: list[str], start: int, indent: int) -> int:
+    """How many lines from `start` on are indented deeper than `indent` (blank lines inside
+    included, trailing ones not)."""
+    block = 0
+    while start + block < len(lines):
+        nxt = lines[start + block]
+        if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+            break
+        block += 1
+    while block and not lines[start + block - 1].strip():
+        block -= 1  # trailing blank lines belong to no one
+    return block
+
+
+def _yaml_value_below(raw: str, lines: list[str], start: int) -> bool:
+    """Whether a YAML key's value is on the more-indented lines below it: a block scalar
+    (`|`, `>-`), or a plain scalar when the key ends its line and what follows is neither a
+    mapping, a sequence, a flow collection, a comment, an anchor nor a tag."""
+    indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
+    block = _indented_block(lines, start, indent)
+    if not block:
+        return False
+    if re.fullmatch(r"[|>][-+0-9]*", raw.strip()):
+        return True
+    if raw.strip():
+        return False
+    below = "\n".join(lines[start : start + block]).strip()
+    return not (
+        below[:1] in ("-", "{", "[", "#", "&", "*", "!")
+        or _YAML_LINE.match(below.split("\n")[0].strip())
+        or not_a_secret_value(" ".join(below.split()))
+    )
 
 
 def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
@@ -138,7 +183,7 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
             continue
         # A commented-out setting (old credentials are often left so) is read like the line
         # without its comment marker; prose comments are left by the check on spaces below.
-        commented = _COMMENTED.match(line)
+        commented = None if _NPM_REGISTRY_KEY.match(line) else _COMMENTED.match(line)
         skip = commented.end() if commented else 0
         m = None
         if fmt == "yaml":
@@ -153,25 +198,18 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
         if kind is None:
             out.append(line)
             continue
-        if fmt == "yaml" and not commented and re.fullmatch(r"[|>][-+0-9]*", raw.strip()):
-            # A block scalar: the secret is every more-indented line that follows.
+        if fmt == "yaml" and not commented and _yaml_value_below(raw, lines, i):
+            # A block scalar (`key: |`) or a plain value on the lines below (`key:` alone):
+            # the secret is every more-indented line that follows.
             indent = len(line) - len(line.lstrip())
-            block = 0
-            while i + block < len(lines):
-                nxt = lines[i + block]
-                if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
-                    break
-                block += 1
-            while block and not lines[i + block - 1].strip():
-                block -= 1  # trailing blank lines belong to no one
-            if block:
-                out.append(line)
-                pad = " " * (indent + 2)
-                out.append(pad + counter.hit(kind))
-                out.extend([""] * (block - 1))
-                i += block
-                continue
+            block = _indented_block(lines, i, indent)
             out.append(line)
+            out.append(" " * (indent + 2) + counter.hit(kind))
+            out.extend([""] * (block - 1))
+            i += block
+            continue
+        if raw[:1] in tuple(comments) and line[skip + m.start("v") - 1].isspace():
+            out.append(line)  # `KEY= # note`, `password: # note`: no value, a comment
             continue
         span = _unquote_value(raw, comments)
         if span is None:
@@ -258,6 +296,8 @@ def _redact_markdown(text: str, counter: Hits) -> str:
 
 def _redact_config(text: str, fmt: str, counter: Hits) -> str:
     text = _redact_pairs(text, _QUOTED_PAIR, False, counter)
+    if fmt == "yaml":
+        text = _redact_pairs(text, _YAML_FLOW_PAIR, False, counter)
     if fmt != "json":
         text = _redact_config_lines(text, fmt, counter)
     return text

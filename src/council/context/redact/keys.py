@@ -209,6 +209,8 @@ def secret_key_kind(key: str, *, strict: bool = False) -> str | None:
 
     `strict` is for source code, where only unambiguous names count.
     """
+    if not strict and key.rsplit(":", 1)[-1] == "_auth":
+        return "password"  # .npmrc's `_auth`: base64 of `user:password`
     words = _split_words(key)
     if not words or words[-1] in _NOT_SECRET_SUFFIXES:
         return None
