@@ -26,7 +26,7 @@ def test_without_the_sdk_it_says_how_to_install_it_in_one_line(monkeypatch):
     result = CliRunner().invoke(cli, ["mcp"], prog_name="council")
     assert result.exit_code == 2
     assert result.output == (
-        "council: the MCP server needs the MCP SDK: pip install 'council[mcp]'\n"
+        f"council: the MCP server needs the MCP SDK: {sys.executable} -m pip install 'mcp>=2'\n"
     )
 
 

@@ -40,8 +40,11 @@ def test_the_workflow_uploads_the_sarif_and_fails_on_exit_6():
     assert upload["with"]["sarif_file"] == "council.sarif" and "always()" in upload["if"]
     gate = found["Fail on blocking findings"]
     assert "6) " in gate["run"] and "exit 6" in gate["run"]
-    install = found["Install council and the reviewers' CLIs"]["run"]
-    assert "pip install council" in install and "@openai/codex" in install
+    install = found["Install council and the reviewers' CLIs"]
+    assert "@openai/codex" in install["run"]
+    # The PyPI project named `council` is someone else's: council comes from its repository.
+    assert 'pip install "$COUNCIL_SOURCE"' in install["run"]
+    assert install["env"]["COUNCIL_SOURCE"].startswith("git+https://")
 
 
 def test_the_workflows_review_command_runs_offline_and_blocks_on_a_confirmed_finding(tmp_path):

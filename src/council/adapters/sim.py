@@ -15,7 +15,7 @@ class SimAdapter(Adapter):
     name = "sim"
     vendor = "sim"
     binary = "council-sim"
-    install_hint = "pip install council (the simulator ships with it)"
+    install_hint = "reinstall council (the simulator ships with it)"
     sandbox = "offline simulator: reads stdin, writes stdout, touches nothing"
     # Fault injection for tests and benchmarks is driven by these.
     env_prefixes = ("COUNCIL_SIM_",)

@@ -9,7 +9,9 @@ import click
 from council.cli.app import CliState, cli, collect_from_now
 from council.errors import ExitCode, UsageError
 
-INSTALL = "pip install 'council[mcp]'"
+# Into the Python that runs council: `pip install 'council[mcp]'` would fetch the unrelated
+# PyPI project of that name.
+INSTALL = f"{sys.executable} -m pip install 'mcp>=2'"
 
 
 @cli.command()
@@ -18,8 +20,8 @@ def mcp(state: CliState) -> ExitCode:
     """Serve council to an MCP host (Claude Code, Codex, Gemini CLI, ...) over stdio.
 
     Tools: debate, debate_start, debate_status, debate_result, debate_cancel, doctor. The
-    host starts it in the project; stdout carries only the protocol. Needs the MCP SDK:
-    pip install 'council[mcp]'.
+    host starts it in the project; stdout carries only the protocol. Needs the MCP SDK (the
+    `mcp` extra: pip install -e '.[mcp]' in council's checkout).
 
     Example: claude mcp add council -- council mcp
     """
