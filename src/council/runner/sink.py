@@ -56,7 +56,7 @@ class CappedSink:
     @property
     def spilled(self) -> bool:
         """More was said than memory kept: `text()` is the start and the end, not the whole."""
-        return bool(self.tail) or self.hidden_words > 0
+        return self.written > len(self.kept) + len(self.tail)
 
     def _remember(self, chunk: bytes) -> None:
         head_room = self.memory_bytes - len(self.kept)
@@ -99,9 +99,11 @@ class CappedSink:
         """What memory kept, decoded once: the whole output, or (`spilled`) its start, a line
         saying how much was left out, and its end."""
         if self._text is None:
-            text = self.kept.decode("utf-8", errors="replace")
-            if self.spilled:
+            if not self.spilled:  # just over `memory_bytes`: the tail goes on where kept ends
+                text = (self.kept + self.tail).decode("utf-8", errors="replace")
+            else:
                 gap = self.written - len(self.kept) - len(self.tail)
+                text = self.kept.decode("utf-8", errors="replace")
                 text += f"\n[council: {gap} bytes (~{self.hidden_words} words) kept on disk only]\n"
                 text += self.tail.decode("utf-8", errors="replace")
             self._text = text
