@@ -31,6 +31,8 @@ from collections.abc import Iterator
 import psutil
 
 _PR_SET_CHILD_SUBREAPER = 36
+# prctl(2) takes five arguments; for this option the kernel reads only the second.
+_UNUSED_PRCTL_ARGS = (0, 0, 0)
 
 spawn_lock = threading.Lock()  # held while council forks a child and registers it
 _spawned: set[int] = set()
@@ -42,8 +44,8 @@ def _prctl(on: int) -> bool:
     if platform.system() != "Linux":
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, on, 0, 0, 0) == 0)
+        libc = ctypes.CDLL(None)  # a failure is only False: errno is never read
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, on, *_UNUSED_PRCTL_ARGS) == 0)
     except (OSError, AttributeError):
         return False
 
@@ -148,5 +150,7 @@ def reap_adopted() -> None:
                 continue
         except psutil.Error:
             continue
-        with contextlib.suppress(ChildProcessError, OSError):
+        # WNOHANG never blocks (no EINTR) and the options are valid (no EINVAL): the one
+        # failure is ECHILD, another reaper (or a SIGCHLD handler) was first.
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(child.pid, os.WNOHANG)
