@@ -16,6 +16,8 @@ import pytest
 
 from council.adapters import adapter_for
 from council.adapters.base import Adapter, Status, Tool
+from council.errors import RecordWriteError
+from council.panel.drive import council_error
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, confine, run_call
 from council.runner.warm import WarmStartError, WarmWorker, warm_worker
 
@@ -237,6 +239,7 @@ async def test_a_worker_that_dies_mid_call_fails_that_call_only(gemini):
         assert worker.stats.deaths == 1 and worker.usable
     assert died.status is Status.ERROR
     assert "died mid-call" in died.detail and "crashed on purpose" in died.detail
+    assert "crashed on purpose" in died.stderr_tail  # what it said, as a spawned call's
     assert after.status is Status.OK and after.attempts[0].warm
 
 
@@ -425,3 +428,45 @@ async def test_claude_reports_each_warm_calls_own_usage_not_the_processs_running
         assert outcome.usage is not None
         assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (tokens_in, tokens_out)
         assert outcome.usage.cost_usd == 0.0012
+
+
+async def test_a_warm_attempt_records_the_workers_command_and_its_own_duration(gemini):
+    gemini.set()
+    async with gemini.warm() as worker:
+        outcome = await gemini.ask("Question: recorded?\n")
+    (attempt,) = outcome.attempts
+    assert attempt.warm and attempt.argv == worker.argv
+    assert attempt.argv[1:] == ("--acp", "--approval-mode", "plan")
+    assert attempt.duration_s > 0 and outcome.spans[0].duration_s == attempt.duration_s
+    assert attempt.dropped_bytes == 0
+
+
+async def test_a_call_that_makes_its_own_temp_dir_still_runs_on_the_warm_worker(gemini):
+    gemini.set()
+    async with gemini.warm() as worker:
+        outcome = await run_call(
+            gemini.adapter,
+            gemini.tool,
+            "Question: no temp dir given?\n",
+            room=gemini.room,
+            files=CallFiles(gemini.record, "critic-r1"),
+            timeouts=Timeouts(10, 15, 1),
+            warm=worker,
+        )
+    assert outcome.status is Status.OK, outcome.detail
+    assert [a.warm for a in outcome.attempts] == [True]
+
+
+@pytest.mark.parametrize(("mode", "suffix"), [("ok", "md"), ("crash", "err")])
+async def test_a_full_disk_under_a_warm_calls_file_stops_the_call_naming_the_file(
+    gemini, mode, suffix
+):
+    full = gemini.record / f"critic-r1-response.{suffix}"
+    full.symlink_to("/dev/full")  # every write fails with ENOSPC
+    gemini.set(mode)
+    async with gemini.warm():
+        with pytest.raises((RecordWriteError, BaseExceptionGroup)) as failed:
+            await gemini.ask("Question: full?\n", policy=ONCE)
+    error = council_error(failed.value)
+    assert isinstance(error, RecordWriteError), failed.value
+    assert error.path == full
