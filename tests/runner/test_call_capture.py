@@ -33,7 +33,6 @@ GAP = re.compile(r"\n\[council: (\d+) bytes \(~(\d+) words\) kept on disk only\]
 # and a short line on stdout otherwise.
 SCRIPT = f"""\
 import sys
-import tracemalloc
 sys.stdin.read()
 reply = {WORD!r} * {WORDS - 1} + {LAST!r}
 where = sys.argv[1]
