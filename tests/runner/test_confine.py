@@ -5,6 +5,8 @@ user's files included); council itself is never confined."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -37,12 +39,15 @@ print(json.dumps(results))
 """
 
 
-async def writes(tmp_path: Path, room: Path, record_dir: Path, **targets: str) -> dict:
+async def writes(
+    tmp_path: Path, room: Path, record_dir: Path, cli_env: dict | None = None, **targets: str
+) -> dict:
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     pairs = [part for item in targets.items() for part in item]
     command = (sys.executable, "-I", "-S", str(script), *pairs)
-    adapter = CustomAdapter(CliSettings(name="writer", adapter="custom", command=command))
+    settings = CliSettings(name="writer", adapter="custom", command=command, env=cli_env or {})
+    adapter = CustomAdapter(settings)
     outcome = await run_call(
         adapter,
         Tool("writer", command),
@@ -115,6 +120,59 @@ async def test_a_vendors_state_dirs_are_created_and_writable(
         home=str(home / ".writerrc"),
     )
     assert got == {"state": "written", "home": "Permission denied"}
+
+
+async def test_a_cli_given_its_own_home_writes_its_state_under_that_home(
+    tmp_path, room, record_dir, monkeypatch
+):
+    council_home, cli_home = tmp_path / "council-home", tmp_path / "cli-home"
+    council_home.mkdir()
+    cli_home.mkdir()
+    monkeypatch.setenv("HOME", str(council_home))
+    monkeypatch.setattr(CustomAdapter, "state_dirs", ("~/.writer",), raising=False)
+    got = await writes(
+        tmp_path,
+        room,
+        record_dir,
+        cli_env={"HOME": str(cli_home)},  # `env: {HOME: ...}` in the seat's config
+        state=str(cli_home / ".writer" / "log.txt"),
+    )
+    assert got == {"state": "written"}
+    assert not (council_home / ".writer").exists()
+
+
+async def test_state_dirs_are_made_private_with_their_parents_and_one_in_the_way_stops_none(
+    tmp_path, room, record_dir, monkeypatch
+):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "blocked").write_text("a file where a state dir's parent would be\n")
+    state_dirs = ("~/blocked/state", "~/.config/writer", "~/.writer")
+    monkeypatch.setattr(CustomAdapter, "state_dirs", state_dirs, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    got = await writes(
+        tmp_path,
+        room,
+        record_dir,
+        nested=str(home / ".config" / "writer" / "log.txt"),
+        after=str(home / ".writer" / "log.txt"),
+    )
+    assert got == {"nested": "written", "after": "written"}
+    for made in (home / ".config" / "writer", home / ".writer"):
+        assert stat.S_IMODE(made.stat().st_mode) == 0o700  # a vendor's state is its own
+
+
+async def test_every_directory_the_test_only_setting_names_is_writable(
+    tmp_path, room, record_dir, monkeypatch
+):
+    logs = [tmp_path / "logs-a", tmp_path / "logs-b"]
+    for directory in logs:
+        directory.mkdir()
+    monkeypatch.setenv(confine.EXTRA_ENV, os.pathsep.join(map(str, logs)))
+    got = await writes(
+        tmp_path, room, record_dir, a=str(logs[0] / "call.log"), b=str(logs[1] / "call.log")
+    )
+    assert got == {"a": "written", "b": "written"}
 
 
 def test_a_thread_confines_only_itself_and_what_it_starts(tmp_path):
