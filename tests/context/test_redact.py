@@ -136,6 +136,26 @@ def test_a_private_key_keeps_its_begin_and_end_lines_and_the_line_count():
     assert out.endswith("-----END EC PRIVATE KEY-----\nz\n")
 
 
+def test_a_private_key_whose_body_is_one_line_gets_its_marker_on_a_line_of_its_own():
+    body = PEM_BODY.replace("\n", "")
+    text = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n"
+    assert redact(text, filename="key.pem") == (
+        "-----BEGIN PRIVATE KEY-----\n[REDACTED:private-key]\n-----END PRIVATE KEY-----\n",
+        {"private-key": 1},
+    )
+
+
+def test_a_40_character_value_is_an_aws_secret_only_on_the_line_of_an_aws_key_id():
+    # A checksum two lines below a key id is a checksum; beside one it is the key's secret.
+    checksum = G.mixed(40)
+    text = f"aws_access_key_id = {AWS_ID}\nregion = eu-west-1\nchecksum = {checksum}\n"
+    out, kinds = redact(text, filename="notes.txt")
+    assert kinds == {"aws-access-key-id": 1}
+    assert out.endswith(f"\nregion = eu-west-1\nchecksum = {checksum}\n")
+    out, kinds = redact(f"{AWS_ID} {checksum}\n", filename="notes.txt")
+    assert kinds == {"aws-access-key-id": 1, "aws-secret-key": 1}
+
+
 def test_a_private_key_without_its_end_line_is_still_redacted():
     text = f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n"
     out, kinds = redact(text, filename="snippet.txt")
