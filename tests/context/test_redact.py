@@ -93,7 +93,7 @@ def test_each_secret_shape_is_redacted_in_source_code(text, secret, kind):
     ],
 )
 def test_values_of_secret_keys_are_redacted_in_config_files(filename, text, kind):
-    value = G.mixed(24, "!#%")
+    value = "k" + G.mixed(23, "!#%")  # a leading "!" would be a YAML tag
     out, kinds = redact(text.format(v=value), filename=filename)
     assert value not in out
     assert kinds == {kind: 1}
@@ -147,7 +147,7 @@ def test_a_private_key_whose_body_is_one_line_gets_its_marker_on_a_line_of_its_o
 
 def test_a_40_character_value_is_an_aws_secret_only_on_the_line_of_an_aws_key_id():
     # A checksum two lines below a key id is a checksum; beside one it is the key's secret.
-    checksum = G.mixed(40)
+    checksum = _Gen(40).mixed(40)
     text = f"aws_access_key_id = {AWS_ID}\nregion = eu-west-1\nchecksum = {checksum}\n"
     out, kinds = redact(text, filename="notes.txt")
     assert kinds == {"aws-access-key-id": 1}
@@ -256,7 +256,7 @@ def test_a_bad_extra_pattern_is_a_config_error_that_names_it(pattern):
 
 
 def test_a_diff_is_redacted_under_each_changed_files_own_grammar():
-    value = G.mixed(20, "!#")
+    value = "k" + G.mixed(19, "!#")  # a leading "!" would be a YAML tag
     diff = (
         "diff --git a/deploy/values.yaml b/deploy/values.yaml\n"
         "--- a/deploy/values.yaml\n+++ b/deploy/values.yaml\n"
@@ -348,7 +348,7 @@ def test_an_ordinary_corpus_of_code_yields_no_redaction():
 
 
 def test_an_unchanged_context_line_of_a_config_file_in_a_diff_is_redacted_too():
-    value = G.mixed(20, "!#")
+    value = "k" + G.mixed(19, "!#")  # a leading "!" would be a YAML tag
     diff = (
         "diff --git a/values.yaml b/values.yaml\n"
         "--- a/values.yaml\n+++ b/values.yaml\n"
