@@ -35,6 +35,7 @@ from council.runner.sink import CappedSink
 _CHUNK = 64 * 1024
 _EXIT_POLL_S = 0.05
 _EOF_AFTER_EXIT_S = 1.0  # a grandchild holding stdout open must not hide the worker's death
+_EXIT_AFTER_EOF_S = 0.5  # its output ends as it exits: how long to wait to see its exit code
 _DRAIN_S = 5.0
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one message larger than this is cut off and dropped
 
@@ -162,6 +163,11 @@ class WorkerProcess:
         try:
             return await self._receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
+            if self._proc is not None and self.exit_code is None:
+                # Its stdout reaches EOF a moment before its exit is seen: wait for the exit,
+                # so that the user is told how it exited, not only that its output ended.
+                with anyio.move_on_after(_EXIT_AFTER_EOF_S):
+                    await self.exited.wait()
             raise WorkerGone(self.describe_exit()) from None
 
     def describe_exit(self) -> str:
