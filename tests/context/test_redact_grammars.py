@@ -432,6 +432,27 @@ def test_a_prose_comment_about_a_secret_is_left_alone(filename, text):
         ("values.yaml", "password: 'it''s-Xr7ZVF-9'\n", "password: '[REDACTED:password]'\n"),
         (
             "values.yaml",
+            "db/password: 'it''s-Xr7ZVF-9'\n",
+            "db/password: '[REDACTED:password]'\n",
+        ),
+        (
+            "values.yaml",
+            "password: &db |\n  Xr7ZVF-s1Iw9\n",
+            "password: &db |\n  [REDACTED:password]\n",
+        ),
+        (
+            "values.yaml",
+            "password: &db\n  Xr7ZVF-s1Iw9\n",
+            "password: &db\n  [REDACTED:password]\n",
+        ),
+        ("values.yaml", "password:\n  !!str Xr7ZVF-s1Iw9\n", "password:\n  [REDACTED:password]\n"),
+        (
+            "values.yaml",
+            "db: {user: app, api_key: 123e4567-e89b-12d3-a456-426614174000}\n",
+            "db: {user: app, api_key: [REDACTED:api-key]}\n",
+        ),
+        (
+            "values.yaml",
             "db: {password: 'it''s-Xr7ZVF-9'}\n",
             "db: {password: '[REDACTED:password]'}\n",
         ),
@@ -449,11 +470,20 @@ def test_flow_mappings_values_below_their_key_quotes_in_quotes_and_npm_registry_
     ("filename", "text"),
     [
         ("values.yaml", "password:\n  name: app-creds\n"),
+        ("values.yaml", "secret:\n  name: app-creds\n  key: db-password\n"),
+        ("values.yaml", "secret:\n  db name: app-creds\n"),
+        ("values.yaml", "password: &db\n  name: app-creds\n"),
+        ("values.yaml", "password:\n  [app-creds-1, db-creds-2]\n"),
+        ("values.yaml", "password:\n  # set by the operator\n"),
+        ("values.yaml", "password:\n  *pw1\n"),
+        ("values.yaml", "password:\n  !secret db_pw\n"),
+        ("values.yaml", "password:\n  changeme\n  here\n"),
         ("values.yaml", "password:\n  - app-creds\n"),
         ("values.yaml", "password:\n  ${DB_PASSWORD}\n"),
         ("values.yaml", "password:\nuser: app\n"),
         ("values.yaml", "password: # set by the operator\nuser: app\n"),
         (".env", "API_KEY= # later\nDEBUG=1\n"),
+        (".env", "API_KEY= #later\nDEBUG=1\n"),
         (".npmrc", "//npm.example.com/:always-auth=true\nregistry=https://npm.example.com/\n"),
     ],
 )

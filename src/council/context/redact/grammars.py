@@ -97,6 +97,9 @@ _TOML_LINE = re.compile(
 )
 
 
+# An anchor names the value after it: `password: &db Xr7ZVF-s1Iw9`, `password: &db |`.
+_YAML_ANCHOR = re.compile(r"^&[^\s,\[\]{}]+\s*")
+
 # The marker of a commented-out line: `# password: x`, `; password = x`, `// token = x`.
 _COMMENTED = re.compile(r"\s*(?:#|;|//)+\s*")
 
@@ -145,19 +148,21 @@ def _indented_block(lines: list[str], start: int, indent: int) -> int:
 
 def _yaml_value_below(raw: str, lines: list[str], start: int) -> bool:
     """Whether a YAML key's value is on the more-indented lines below it: a block scalar
-    (`|`, `>-`), or a plain scalar when the key ends its line and what follows is neither a
-    mapping, a sequence, a flow collection, a comment, an anchor nor a tag."""
+    (`|`, `>-`), or a plain scalar when the key ends its line (an anchor, `&name`, may come
+    first) and what follows is neither a mapping, a sequence, a flow sequence, a comment, an
+    alias, nor a placeholder (`!secret name`, `${VAR}`)."""
     indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
     block = _indented_block(lines, start, indent)
     if not block:
         return False
-    if re.fullmatch(r"[|>][-+0-9]*", raw.strip()):
+    raw = _YAML_ANCHOR.sub("", raw.strip())
+    if re.fullmatch(r"[|>][-+0-9]*", raw):
         return True
-    if raw.strip():
+    if raw:
         return False
-    below = "\n".join(lines[start : start + block]).strip()
-    return not (
-        below[:1] in ("-", "{", "[", "#", "&", "*", "!")
+    below = _YAML_ANCHOR.sub("", "\n".join(lines[start : start + block]).strip())
+    return bool(below) and not (
+        below[:1] in ("-", "[", "#", "*")
         or _YAML_LINE.match(below.split("\n")[0].strip())
         or not_a_secret_value(" ".join(below.split()))
     )
@@ -219,6 +224,7 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
         if (
             not_a_secret_value(value)
             or value.lstrip()[:1] in ("{", "[")
+            or (fmt == "yaml" and _YAML_ANCHOR.fullmatch(value))  # `&name` over a mapping
             or (kind != "password" and _IDENTIFIER_LIKE.fullmatch(value))
             # In a comment only `key: value` with one word on each side is a setting.
             or (commented and re.search(r"\s", m.group("key").strip() + value))
