@@ -13,6 +13,8 @@
 #   scripts/mutation.sh --survivors  # list the mutants that survived, one a line
 #   scripts/mutation.sh --one-by-one 'council.runner.*'
 #                                  # each mutant in a PID namespace of its own (runner/)
+#   scripts/mutation.sh --one-by-one --rerun --within tests/runner/test_warm 'council.runner.warm.*'
+#                                  # again, against the mapped tests in those files only
 #   scripts/mutation.sh 'council.words.*' 'council.runner.environment.*'
 #                                  # (re)run only the mutants of these modules, then report
 #

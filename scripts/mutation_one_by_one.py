@@ -126,6 +126,15 @@ def main() -> None:
         help="tests to run after the mapped ones (e.g. end-to-end tests that start council as "
         "a subprocess, which mutmut's map cannot see); repeatable",
     )
+    parser.add_argument(
+        "--within",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="run only the mapped tests under these paths (e.g. tests/runner/test_warm.py): a "
+        "quicker measure, and a floor (a test left out might have killed a survivor); "
+        "repeatable",
+    )
     args = parser.parse_args()
 
     stats = json.loads((MUTANTS / "mutmut-stats.json").read_text())
@@ -146,6 +155,8 @@ def main() -> None:
                 continue
             # Fast tests first, as mutmut does: a killed mutant is usually found early.
             tests = sorted(tests_of.get(function_of(mutant), []), key=lambda t: duration[t])
+            if args.within:
+                tests = [t for t in tests if t.startswith(tuple(args.within))]
             budget = 60 + 3 * sum(duration[t] for t in tests) + 300 * len(args.also)
             tests += args.also
             work.append((order, meta, mutant, tests, budget))
