@@ -24,7 +24,7 @@ import pytest
 
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import DebateRun, resume_debate, start_debate
+from council.debate.run import resume_debate, start_debate
 from council.panel import dispatch
 from council.panel.calls import Tuning
 from council.progress import Progress
@@ -32,6 +32,7 @@ from council.review.plan import ReviewFlags
 from council.review.run import start_review
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from panel.gate import SEEN
+from panel.record import contribution, stored, transcript
 from review.helpers import SERVICE
 
 from fakes.install import install_fakes
@@ -116,21 +117,6 @@ def shown(stream: io.StringIO) -> str:
     moves left out (each redraw of the block stays in, below the line it follows)."""
     text = re.sub(r"\x1b\[\d*[FJ]", "", stream.getvalue())
     return re.sub(r"\[\d\d:\d\d\] ", "", text)
-
-
-def transcript(run: DebateRun) -> list[dict]:
-    path = run.record.path / "transcript.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def stored(run: DebateRun, stem: str) -> dict:
-    """One call as the record's `state.json` keeps it."""
-    return json.loads((run.record.path / "state.json").read_text())["calls"][stem]
-
-
-def contribution(run: DebateRun, seat: str, phase: str) -> dict:
-    (found,) = [c for c in run.result["contributions"] if c["seat"] == seat and c["phase"] == phase]
-    return found
 
 
 def asks_in(messages: list[dict]) -> list[dict]:

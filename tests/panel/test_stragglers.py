@@ -30,6 +30,7 @@ from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import ReviewRun, start_review
 from panel.gate import SEEN
+from panel.record import answer_of, asks_of, contribution, stored, transcript
 from review.helpers import SERVICE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
@@ -104,34 +105,6 @@ def debate(
         tuning=Tuning(grace_s=grace),
     )
     return run, re.sub(r"\[\d\d:\d\d\] ", "", stream.getvalue())
-
-
-def transcript(run: DebateRun | ReviewRun) -> list[dict]:
-    path = run.record.path / "transcript.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def stored(run: DebateRun, stem: str) -> dict:
-    """One call as the record's `state.json` keeps it."""
-    return json.loads((run.record.path / "state.json").read_text())["calls"][stem]
-
-
-def contribution(run: DebateRun, seat: str, phase: str) -> dict:
-    (found,) = [c for c in run.result["contributions"] if c["seat"] == seat and c["phase"] == phase]
-    return found
-
-
-def asks_of(messages: list[dict], seat: str) -> list[dict]:
-    return [m for m in messages if m["kind"] == "dm" and m["to"] == seat and m["action"]]
-
-
-def answer_of(messages: list[dict], seat: str, phase: str) -> dict:
-    (found,) = [
-        m
-        for m in messages
-        if m["kind"] == "broadcast" and m["from"] == seat and m["phase"] == phase
-    ]
-    return found
 
 
 # -- a straggler still busy when the phase closes sits it out --------------------------------

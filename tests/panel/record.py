@@ -1,0 +1,37 @@
+"""Reading a finished run's record in the tests of tests/panel: its transcript, its stored
+calls, its contributions, and the orders and answers of one seat."""
+
+from __future__ import annotations
+
+import json
+
+from council.debate.run import DebateRun
+from council.review.run import ReviewRun
+
+
+def transcript(run: DebateRun | ReviewRun) -> list[dict]:
+    path = run.record.path / "transcript.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def stored(run: DebateRun | ReviewRun, stem: str) -> dict:
+    """One call as the record's `state.json` keeps it."""
+    return json.loads((run.record.path / "state.json").read_text())["calls"][stem]
+
+
+def contribution(run: DebateRun, seat: str, phase: str) -> dict:
+    (found,) = [c for c in run.result["contributions"] if c["seat"] == seat and c["phase"] == phase]
+    return found
+
+
+def asks_of(messages: list[dict], seat: str) -> list[dict]:
+    return [m for m in messages if m["kind"] == "dm" and m["to"] == seat and m["action"]]
+
+
+def answer_of(messages: list[dict], seat: str, phase: str) -> dict:
+    (found,) = [
+        m
+        for m in messages
+        if m["kind"] == "broadcast" and m["from"] == seat and m["phase"] == phase
+    ]
+    return found
