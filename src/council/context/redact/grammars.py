@@ -146,26 +146,29 @@ def _indented_block(lines: list[str], start: int, indent: int) -> int:
     return block
 
 
-def _yaml_value_below(raw: str, lines: list[str], start: int) -> bool:
-    """Whether a YAML key's value is on the more-indented lines below it: a block scalar
+def _yaml_value_lines_below(raw: str, lines: list[str], start: int) -> int:
+    """How many lines below a YAML key hold its value (0: none): a block scalar
     (`|`, `>-`), or a plain scalar when the key ends its line (an anchor, `&name`, may come
     first) and what follows is neither a mapping, a sequence, a flow sequence, a comment, an
     alias, nor a placeholder (`!secret name`, `${VAR}`)."""
     indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
     block = _indented_block(lines, start, indent)
     if not block:
-        return False
+        return 0
     raw = _YAML_ANCHOR.sub("", raw.strip())
     if re.fullmatch(r"[|>][-+0-9]*", raw):
-        return True
+        return block
     if raw:
-        return False
+        return 0
     below = _YAML_ANCHOR.sub("", "\n".join(lines[start : start + block]).strip())
-    return bool(below) and not (
-        below[:1] in ("-", "[", "#", "*")
+    if (
+        not below
+        or below[:1] in ("-", "[", "#", "*")
         or _YAML_LINE.match(below.split("\n")[0].strip())
         or not_a_secret_value(" ".join(below.split()))
-    )
+    ):
+        return 0
+    return block
 
 
 def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
@@ -203,11 +206,11 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
         if kind is None:
             out.append(line)
             continue
-        if fmt == "yaml" and not commented and _yaml_value_below(raw, lines, i):
+        block = _yaml_value_lines_below(raw, lines, i) if fmt == "yaml" and not commented else 0
+        if block:
             # A block scalar (`key: |`) or a plain value on the lines below (`key:` alone):
             # the secret is every more-indented line that follows.
             indent = len(line) - len(line.lstrip())
-            block = _indented_block(lines, i, indent)
             out.append(line)
             out.append(" " * (indent + 2) + counter.hit(kind))
             out.extend([""] * (block - 1))
