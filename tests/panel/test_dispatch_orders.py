@@ -31,7 +31,7 @@ from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import start_review
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
-from panel.gate import SEEN
+from panel.gate import SEEN, gated_seat
 from panel.record import contribution, stored, transcript
 from review.helpers import SERVICE
 
@@ -39,7 +39,6 @@ from fakes.install import install_fakes
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 T = 1.0  # the soft timeout of a straggling seat
-CAP_S = 8.0  # a gate that waits longer than this lets the answer go (a broken order)
 VOTE_LINE = "VOTE: disagree - the challenge is not my last word yet."
 VOTE_REQUEST = "VOTE: agree|revise|disagree"
 
@@ -62,9 +61,7 @@ argv = sys.argv[1:]
 probe = "--version" in argv
 prompt = b"" if probe else sys.stdin.buffer.read()
 if asks("GATE_PHASE"):
-    give_up = time.monotonic() + float(os.environ["GATE_CAP_S"])
-    while not seen(json.loads(os.environ["GATE_UNTIL"])) and time.monotonic() < give_up:
-        time.sleep(0.02)
+    hold()
 if probe and os.environ.get("SEAT_BROKEN"):
     sys.exit("seat.py: this install cannot run")
 sim = [sys.executable, "-m", "council.sim", *argv]
@@ -99,17 +96,9 @@ def project(tmp_path: Path) -> Path:
 
 def sim_seat(project: Path, timeout_s: float = 40.0, **env: str) -> dict:
     """A simulator seat behind SEAT."""
-    return {
-        "adapter": "sim",
-        "command": [sys.executable, "-I", str(project.parent / "seat.py")],
-        "timeout_s": timeout_s,
-        "env": {
-            "GATE_RECORDS": str(project / ".scratchpad"),
-            "GATE_CAP_S": str(CAP_S),
-            "SEAT_VOTE_LINE": VOTE_LINE,
-            **env,
-        },
-    }
+    return gated_seat(
+        project.parent / "seat.py", project, timeout_s, {"SEAT_VOTE_LINE": VOTE_LINE, **env}
+    )
 
 
 def shown(stream: io.StringIO) -> str:

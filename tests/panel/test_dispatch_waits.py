@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,13 +28,12 @@ from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import ReviewRun, start_review
 from council.runner import confine
-from panel.gate import SEEN
+from panel.gate import SEEN, gated_seat
 from panel.record import answer_of, asks_of, contribution, stored, transcript
 from review.helpers import SERVICE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 T = 1.0  # the soft timeout of a straggling seat
-CAP_S = 8.0  # a gate that waits longer than this lets the answer go (a broken order)
 
 # A simulator seat. With GATE_PHASE, its answer to that phase waits until the transcript of
 # the run (under GATE_RECORDS) holds a message with every key of GATE_UNTIL (`meta.x` looks in
@@ -52,9 +50,7 @@ def asks(variable):
 argv = sys.argv[1:]
 prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
 if asks("GATE_PHASE"):
-    give_up = time.monotonic() + float(os.environ["GATE_CAP_S"])
-    while not seen(json.loads(os.environ["GATE_UNTIL"])) and time.monotonic() < give_up:
-        time.sleep(0.02)
+    hold()
 if asks("WRITE_PHASE"):
     Path(os.environ["WRITE_INTO"]).write_text("written by a seat\\n")
 sim = [sys.executable, "-m", "council.sim", *argv]
@@ -74,12 +70,7 @@ def project(tmp_path: Path) -> Path:
 
 def seat(project: Path, timeout_s: float = 30.0, **env: str) -> dict:
     """A simulator seat behind SEAT."""
-    return {
-        "adapter": "sim",
-        "command": [sys.executable, "-I", str(project.parent / "seat.py")],
-        "timeout_s": timeout_s,
-        "env": {"GATE_RECORDS": str(project / ".scratchpad"), "GATE_CAP_S": str(CAP_S), **env},
-    }
+    return gated_seat(project.parent / "seat.py", project, timeout_s, env)
 
 
 def gated(project: Path, phase: str, until: dict, timeout_s: float = 30.0, **env: str) -> dict:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,18 +28,15 @@ from council.panel.calls import Tuning
 from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import ReviewRun, start_review
-from panel.gate import SEEN
+from panel.gate import SEEN, gated_seat
 from panel.record import answer_of, asks_of, contribution, stored, transcript
 from review.helpers import SERVICE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 T = 1.0  # the soft timeout of a straggling seat
-CAP_S = 8.0  # a gate that waits longer than this lets the answer go (a broken order)
 
-# A simulator seat whose answer to GATE_PHASE waits until the transcript of the run (under
-# GATE_RECORDS) holds a message with every key of GATE_UNTIL (`meta.x` looks in its meta),
-# or CAP_S has passed. The transcript is written before a message is delivered, and the lead
-# reads its inbox in order: what the gate waited for reaches the lead first.
+# A simulator seat whose answer to GATE_PHASE waits until the transcript of the run holds a
+# message like GATE_UNTIL (panel/gate.py).
 GATE = (
     SEEN
     + """\
@@ -48,9 +44,7 @@ GATE = (
 argv = sys.argv[1:]
 prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
 if f"ACTION: {os.environ['GATE_PHASE']}\\n".encode() in prompt:
-    give_up = time.monotonic() + float(os.environ["GATE_CAP_S"])
-    while not seen(json.loads(os.environ["GATE_UNTIL"])) and time.monotonic() < give_up:
-        time.sleep(0.02)
+    hold()
 sim = [sys.executable, "-m", "council.sim", *argv]
 sys.exit(subprocess.run(sim, input=prompt).returncode)
 """
@@ -68,18 +62,8 @@ def project(tmp_path: Path) -> Path:
 
 def gated(project: Path, phase: str, until: dict, timeout_s: float = T, **env: str) -> dict:
     """A simulator seat whose `phase` answer waits for a transcript message like `until`."""
-    return {
-        "adapter": "sim",
-        "command": [sys.executable, "-I", str(project.parent / "gate.py")],
-        "timeout_s": timeout_s,
-        "env": {
-            "GATE_RECORDS": str(project / ".scratchpad"),
-            "GATE_PHASE": phase,
-            "GATE_UNTIL": json.dumps(until),
-            "GATE_CAP_S": str(CAP_S),
-            **env,
-        },
-    }
+    gate = {"GATE_PHASE": phase, "GATE_UNTIL": json.dumps(until), **env}
+    return gated_seat(project.parent / "gate.py", project, timeout_s, gate)
 
 
 def debate(

@@ -51,14 +51,20 @@ async def talk(tmp_path: Path, record_dir: Path, room: Path, where: str, *extra:
     script = tmp_path / "talker.py"
     script.write_text(SCRIPT)
     output = "file" if where == ANSWER_FILE else "stdout"
-    command = (sys.executable, str(script), where, *extra)
-    settings = CliSettings(name="talker", adapter="custom", command=command, output=output)
+    return await call_script("talker", (str(script), where, *extra), output, record_dir, room)
+
+
+async def call_script(name: str, argv: tuple[str, ...], output: str, record_dir: Path, room: Path):
+    """One call, tried once, of the custom CLI `python ARGV` named `name`, its reply on
+    `output` ("stdout" or "file")."""
+    command = (sys.executable, *argv)
+    settings = CliSettings(name=name, adapter="custom", command=command, output=output)
     return await run_call(
         CustomAdapter(settings),
-        Tool("talker", command),
+        Tool(name, command),
         PROMPT,
         room=room,
-        files=CallFiles(record_dir, "proxy-talker-r1"),
+        files=CallFiles(record_dir, f"proxy-{name}-r1"),
         timeouts=Timeouts(soft_s=20, hard_s=30, grace_s=1),
         policy=ONCE,
     )
@@ -126,19 +132,9 @@ async def test_reading_an_answer_file_never_holds_all_of_it_in_memory(tmp_path, 
         "        answer.write((b'x' * 99 + b'\\n') * 10486)\n"  # 16 times about 1 MiB
         "    answer.write(b'VOTE: yes\\n')\n"
     )
-    command = (sys.executable, str(script), ANSWER_FILE)
-    settings = CliSettings(name="writer", adapter="custom", command=command, output="file")
     tracemalloc.start()
     try:
-        outcome = await run_call(
-            CustomAdapter(settings),
-            Tool("writer", command),
-            PROMPT,
-            room=room,
-            files=CallFiles(record_dir, "proxy-writer-r1"),
-            timeouts=Timeouts(soft_s=20, hard_s=30, grace_s=1),
-            policy=ONCE,
-        )
+        outcome = await call_script("writer", (str(script), ANSWER_FILE), "file", record_dir, room)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -83,6 +83,12 @@ async def test_missing_record_and_room_directories_are_made_private_with_their_p
     assert room.stat().st_mode & 0o777 == 0o700
 
 
+def failing_sim() -> dict[str, str]:
+    """This environment with the simulator set to fail every call (exit 3)."""
+    sim = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_SIM_")}
+    return {**sim, "COUNCIL_SIM_EXIT": "3"}
+
+
 async def sim_tool() -> Tool:
     resolved = await resolve_tool(SimAdapter())
     assert resolved.tool is not None, resolved.problem
@@ -125,8 +131,6 @@ async def test_a_quick_call_says_when_it_started_and_that_it_stayed_within_the_s
 
 
 async def test_a_failure_with_no_time_left_for_its_retry_keeps_an_empty_text(record_dir, room):
-    sim = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_SIM_")}
-    sim["COUNCIL_SIM_EXIT"] = "3"
     outcome = await ask(
         SimAdapter(),
         await sim_tool(),
@@ -134,7 +138,7 @@ async def test_a_failure_with_no_time_left_for_its_retry_keeps_an_empty_text(rec
         room,
         timeouts=Timeouts(soft_s=2, hard_s=3, grace_s=1),
         policy=RetryPolicy(other_delay_s=60),
-        environ=sim,
+        environ=failing_sim(),
     )
     assert outcome.status is Status.ERROR and len(outcome.attempts) == 1
     assert "no time left for a retry before the hard limit of 3s" in outcome.detail
@@ -233,15 +237,13 @@ async def test_stderr_past_the_cap_is_counted_as_dropped(tmp_path, record_dir, r
 
 
 async def test_a_call_given_no_retries_is_tried_once(record_dir, room):
-    sim = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_SIM_")}
-    sim["COUNCIL_SIM_EXIT"] = "3"
     outcome = await ask(
         SimAdapter(),
         await sim_tool(),
         record_dir,
         room,
         policy=RetryPolicy(other_retries=0),
-        environ=sim,
+        environ=failing_sim(),
     )
     assert outcome.status is Status.ERROR
     assert len(outcome.attempts) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,15 @@ async def test_a_response_or_error_file_that_cannot_be_created_stops_the_run_nam
     error = await stopped_run(record_dir, room)
     says_how_to_go_on(error, record_dir, blocker)
     assert error.cause.errno == errno.EISDIR
+    # Nothing of the stopped call stays open in council (a long MCP server would pile them up).
+    assert not [fd for fd in os.listdir("/proc/self/fd") if opened_in(fd, record_dir)]
+
+
+def opened_in(fd: str, folder: Path) -> bool:
+    """Whether this process's descriptor `fd` is a file in `folder`."""
+    with suppress(OSError):  # closed since it was listed
+        return Path(os.readlink(f"/proc/self/fd/{fd}")).parent == folder
+    return False
 
 
 async def test_a_response_write_that_fails_stops_the_run_naming_the_file(record_dir, room):

@@ -483,19 +483,25 @@ while True:
         assert process.exit_code == -signal.SIGKILL
 
 
+async def closes_with_its_descendant(process, pidfile: Path) -> None:
+    """Once the worker is ready, the descendant it started (its pid in `pidfile`) is alive,
+    and closing the worker kills it."""
+    with anyio.fail_after(10):
+        await process.receive()
+    grandchild = await read_pid(pidfile)
+    try:
+        assert alive(grandchild)
+        await process.close(0.5)
+        assert not alive(grandchild)
+    finally:
+        sigkill(grandchild)
+
+
 async def test_close_kills_a_descendant_left_in_the_workers_session(tmp_path):
     pidfile = tmp_path / "grandchild.pid"
     script = DETACH + f"detach({str(pidfile)!r}, setsid=False)\nsay(ready=True)\nsys.stdin.read()\n"
     async with running(tmp_path, script, marker=False) as process:
-        with anyio.fail_after(10):
-            await process.receive()
-        grandchild = await read_pid(pidfile)
-        try:
-            assert alive(grandchild)
-            await process.close(0.5)
-            assert not alive(grandchild)
-        finally:
-            sigkill(grandchild)
+        await closes_with_its_descendant(process, pidfile)
 
 
 async def test_close_kills_a_descendant_that_escaped_session_and_marker(tmp_path):
@@ -507,15 +513,7 @@ async def test_close_kills_a_descendant_that_escaped_session_and_marker(tmp_path
         if not on:
             pytest.skip("council cannot be a child subreaper here")
         async with running(tmp_path, script) as process:
-            with anyio.fail_after(10):
-                await process.receive()
-            grandchild = await read_pid(pidfile)
-            try:
-                assert alive(grandchild)
-                await process.close(0.5)
-                assert not alive(grandchild)
-            finally:
-                sigkill(grandchild)
+            await closes_with_its_descendant(process, pidfile)
 
 
 async def test_close_kills_a_marked_descendant_started_while_a_slow_start_was_still_going(
@@ -532,15 +530,7 @@ async def test_close_kills_a_marked_descendant_started_while_a_slow_start_was_st
     pidfile = tmp_path / "grandchild.pid"
     script = DETACH + f"detach({str(pidfile)!r}, setsid=True)\nsay(ready=True)\nsys.stdin.read()\n"
     async with running(tmp_path, script) as process:
-        with anyio.fail_after(10):
-            await process.receive()
-        grandchild = await read_pid(pidfile)
-        try:
-            assert alive(grandchild)
-            await process.close(0.5)
-            assert not alive(grandchild)
-        finally:
-            sigkill(grandchild)
+        await closes_with_its_descendant(process, pidfile)
 
 
 async def test_a_descendant_holding_the_workers_output_hides_neither_its_death_nor_its_end(

@@ -450,8 +450,12 @@ def _sinks(
 ) -> tuple[CappedSink, CappedSink]:
     with _record_write(files, files.response(number)):
         out = CappedSink(files.response(number), cap_bytes, window)
-    with _record_write(files, files.err(number)):
-        err = CappedSink(files.err(number), cap_bytes, TEXT_WINDOW_BYTES)
+    try:
+        with _record_write(files, files.err(number)):
+            err = CappedSink(files.err(number), cap_bytes, TEXT_WINDOW_BYTES)
+    except RecordWriteError:
+        out.close()  # the call stops here: its open response file is not left behind
+        raise
     return out, err
 
 

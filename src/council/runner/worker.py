@@ -102,6 +102,11 @@ class WorkerProcess:
             with anyio.CancelScope(shield=True):  # a started child must not be lost
                 proc = await anyio.to_thread.run_sync(spawn)
         except BaseException:
+            # Nothing will run: what was opened for it is closed now, not by the collector.
+            self._send.close()
+            self._receive.close()
+            self._log_out.close()
+            self._log_err.close()
             self._stack.close()
             raise
         self._proc = proc
