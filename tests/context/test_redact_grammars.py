@@ -489,3 +489,78 @@ def test_flow_mappings_values_below_their_key_quotes_in_quotes_and_npm_registry_
 )
 def test_structure_references_and_comments_where_a_value_could_be_are_left_alone(filename, text):
     assert redact(text, filename=filename) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "expected"),
+    [
+        (
+            "values.yaml",
+            "password: 'Xr7ZVF-s1Iw9\n  continued-Line2'\nuser: app\n",
+            "password: '[REDACTED:password]\n  '\nuser: app\n",
+        ),
+        (
+            "values.yaml",
+            'db/password: "Xr7ZVF-s1Iw9\n  more\\"Line2\n  end-Xr7ZVF" # rotated\nuser: app\n',
+            'db/password: "[REDACTED:password]\n\n  " # rotated\nuser: app\n',
+        ),
+        (
+            ".env",
+            'PRIVATE_KEY="MIIEvQIBADANBg\nXr7ZVF-s1Iw9\n"\nDEBUG=1\n',
+            'PRIVATE_KEY="[REDACTED:private-key]\n\n"\nDEBUG=1\n',
+        ),
+        (
+            "config.toml",
+            'password = """\nXr7ZVF-s1Iw9"""\nuser = "app"\n',
+            'password = """[REDACTED:password]\n"""\nuser = "app"\n',
+        ),
+        (
+            "config.toml",
+            "password = '''it's-\nXr7ZVF-s1Iw9\n'''\n",
+            "password = '''[REDACTED:password]\n\n'''\n",
+        ),
+        ("values.yaml", "password: 'it''s-Xr7ZVF\n", "password: '[REDACTED:password]\n"),
+        (
+            "config.toml",
+            'password = """Xr7ZVF-s1Iw9"""\n',
+            'password = """[REDACTED:password]"""\n',
+        ),
+        (
+            ".env",
+            'PRIVATE_KEY="-----BEGIN EC PARAMETERS-----\n' + "Xr7ZVF-s1Iw9+abc/\n" * 20 + '"\n',
+            'PRIVATE_KEY="[REDACTED:private-key]' + "\n" * 21 + '"\n',
+        ),
+    ],
+)
+def test_a_quoted_value_continued_below_its_key_is_redacted_to_its_closing_quote(
+    filename, text, expected
+):
+    redacted, counts = redact(text, filename=filename)
+    assert redacted == expected
+    assert "Xr7ZVF" not in redacted and sum(counts.values()) == 1
+
+
+def test_a_quote_that_does_not_close_within_100_lines_hides_only_its_own_line():
+    below = "".join(f"line_{n}: kept\n" for n in range(100)) + "end: 'x'\n"
+    redacted, counts = redact("password: 'Xr7ZVF-s1Iw9\n" + below, filename="values.yaml")
+    assert redacted == "password: '[REDACTED:password]\n" + below
+    assert counts == {"password": 1}
+
+
+def test_a_quote_closing_on_the_hundredth_line_below_hides_the_lines_up_to_it():
+    below = "".join(f"line_{n}\n" for n in range(99)) + "end'\nuser: app\n"
+    redacted, _ = redact("password: 'Xr7ZVF-s1Iw9\n" + below, filename="values.yaml")
+    assert redacted == "password: '[REDACTED:password]" + "\n" * 100 + "'\nuser: app\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: '${DB_PASSWORD}\n  '\nuser: app\n",
+        "password: ''\nuser: 'app'\n",
+        'password: ""\nuser: "app"\n',
+        "# password: 'the one in\n# the vault'\n",
+    ],
+)
+def test_an_open_quote_around_a_placeholder_nothing_or_prose_is_left_alone(text):
+    assert redact(text, filename="values.yaml") == (text, {})

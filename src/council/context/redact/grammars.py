@@ -60,10 +60,12 @@ def is_markdown(filename: str) -> bool:
     return PurePosixPath(filename).suffix.lower() in (".md", ".markdown", ".mdx", ".rst")
 
 
-# `"key": "value"` or `key = 'value'` anywhere: JSON, TOML inline tables, YAML flow maps.
+# `"key": "value"` or `key = 'value'` anywhere: JSON, TOML inline tables, YAML flow maps
+# (TOML's triple quotes are the line rules').
 _QUOTED_PAIR = re.compile(
     r"(?:^|(?<=[\s{,\[]))(?P<kq>[\"']?)(?P<key>[A-Za-z_][\w.-]{0,80})(?P=kq)\s*[:=]\s*"
-    r"(?P<q>[\"'])(?P<v>(?:\\.|(?P=q){2}|(?!(?P=q))[^\\\n]){1,1024}?)(?P=q)(?!(?P=q))",
+    r"(?P<q>[\"'])(?!(?P=q){2})"
+    r"(?P<v>(?:\\.|(?P=q){2}|(?!(?P=q))[^\\\n]){1,1024}?)(?P=q)(?!(?P=q))",
     re.M,
 )
 # YAML flow mappings hold plain values too: `{user: app, password: Xr7ZVF-s1Iw9}`.
@@ -110,18 +112,60 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
 _KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
 
+# How far below a quote left open on its key's line its closing quote is looked for: past
+# that, a stray quote would hide the rest of the file, and only the key's line is redacted.
+_OPEN_QUOTE_LINES = 100
+
+
+def _closing_quote(text: str, quote: str, start: int) -> int:
+    """Where `quote` closes a value in `text`, looking from `start` (-1: not there): not after
+    a backslash inside double quotes, not doubled inside single ones (YAML's `''`)."""
+    end = text.find(quote, start)
+    while end > 0 and quote == '"' and text[end - 1] == "\\":
+        end = text.find(quote, end + 1)
+    while end != -1 and quote == "'" and text[end + 1 : end + 2] == "'":
+        end = text.find(quote, end + 2)
+    return end
+
+
+def _leading_quote(raw: str) -> str:
+    """The quote `raw` starts with: TOML's `\"\"\"` or `'''`, `"`, `'`; "" for none."""
+    return next((quote for quote in ('"""', "'''", '"', "'") if raw.startswith(quote)), "")
+
+
+def _open_quote(raw: str) -> str:
+    """The quote that starts `raw` when it does not close on its line ("" otherwise)."""
+    quote = _leading_quote(raw)
+    return quote if quote and _closing_quote(raw, quote, len(quote)) == -1 else ""
+
+
+def _as_one_value(parts: list[str]) -> str:
+    """A quoted value's lines as one value to judge: prose (most lines of several words)
+    joined with spaces, a key or certificate broken over lines (a token a line, a PEM header
+    aside) joined back into one."""
+    parts = [part.strip() for part in parts if part.strip()]
+    prose = 2 * sum(len(part.split()) > 1 for part in parts) > len(parts)
+    return (" " if prose else "").join(parts)
+
+
+def _quoted_value_end(lines: list[str], start: int, quote: str) -> tuple[int, int] | None:
+    """The line (from `start` on) and column where a quoted value left open above closes;
+    None when it does not within _OPEN_QUOTE_LINES lines."""
+    for j in range(start, min(len(lines), start + _OPEN_QUOTE_LINES)):
+        col = _closing_quote(lines[j], quote, 0)
+        if col != -1:
+            return j, col
+    return None
+
 
 def _unquote_value(raw: str, comment_chars: str) -> tuple[int, int] | None:
     """Span of the value's content inside `raw` (quotes and a trailing comment left out)."""
     if not raw:
         return None
-    if raw[0] in "\"'":
-        end = raw.find(raw[0], 1)
-        while end != -1 and raw[0] == '"' and raw[end - 1] == "\\":
-            end = raw.find(raw[0], end + 1)
-        while end != -1 and raw[0] == "'" and raw[end + 1 : end + 2] == "'":
-            end = raw.find("'", end + 2)  # YAML's `''` is a quote inside the value
-        return (1, end) if end > 1 else None
+    quote = _leading_quote(raw)
+    if quote:
+        end = _closing_quote(raw, quote, len(quote))
+        return (len(quote), end) if end > len(quote) else None
     cut = len(raw)
     for ch in comment_chars:
         # A comment starts at " #" (YAML, env, TOML) or ";" (INI) after whitespace.
@@ -218,6 +262,26 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
             continue
         if raw[:1] in tuple(comments) and line[skip + m.start("v") - 1].isspace():
             out.append(line)  # `KEY= # note`, `password: # note`: no value, a comment
+            continue
+        quote = "" if commented else _open_quote(raw)
+        if quote:
+            # A quoted value continued on the lines below (a YAML scalar, a private key in a
+            # .env, TOML's triple quotes): the secret runs to the closing quote.
+            start = skip + m.start("v") + len(quote)
+            close = _quoted_value_end(lines, i, quote)
+            value = [line[start:]]  # a quote that never closes: its line alone
+            if close is not None:
+                value += [*lines[i : close[0]], lines[close[0]][: close[1]]]
+            if not_a_secret_value(_as_one_value(value)):
+                out.append(line)
+                continue
+            out.append(line[:start] + counter.hit(kind))
+            if close is not None:
+                j, col = close
+                out.extend([""] * (j - i))  # the line count stays
+                indent = len(lines[j]) - len(lines[j].lstrip())
+                out.append(lines[j][: min(indent, col)] + lines[j][col:])
+                i = j + 1
             continue
         span = _unquote_value(raw, comments)
         if span is None:
