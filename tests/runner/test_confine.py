@@ -147,7 +147,8 @@ async def test_state_dirs_are_made_private_with_their_parents_and_one_in_the_way
     home = tmp_path / "home"
     home.mkdir()
     (home / "blocked").write_text("a file where a state dir's parent would be\n")
-    state_dirs = ("~/blocked/state", "~/.config/writer", "~/.writer")
+    (home / ".taken").write_text("a file where a state dir would be\n")
+    state_dirs = ("~/blocked/state", "~/.taken", "~/.config/writer", "~/.writer")
     monkeypatch.setattr(CustomAdapter, "state_dirs", state_dirs, raising=False)
     monkeypatch.setenv("HOME", str(home))
     got = await writes(

@@ -96,7 +96,9 @@ def call_confinement(
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError:
             continue  # unwritable HOME: the CLI will say so itself
-    dirs = [Path("/dev"), *state_dirs]
+    # A state path taken by a file gets no rule (the kernel refuses a directory's rights on
+    # a file, which would stop the call): the CLI finds it in its way and says so itself.
+    dirs = [Path("/dev"), *(d for d in state_dirs if d.is_dir())]
     dirs += [Path(p) for p in os.environ.get(EXTRA_ENV, "").split(os.pathsep) if p]
     if tmp_dir is not None:
         dirs.append(tmp_dir)
