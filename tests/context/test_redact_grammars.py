@@ -429,6 +429,11 @@ def test_a_prose_comment_about_a_secret_is_left_alone(filename, text):
             "//npm.example.com/repo/:_password=[REDACTED:password]\n",
         ),
         (".npmrc", "_auth=dXNlcjpYcjdaVkYtczFJdzk=\n", "_auth=[REDACTED:password]\n"),
+        (
+            ".pypirc",
+            "[pypi]\npassword =\n    Xr7ZVF-s1Iw9\nusername = __token__\n",
+            "[pypi]\npassword =\n  [REDACTED:password]\nusername = __token__\n",
+        ),
         ("values.yaml", "password: 'it''s-Xr7ZVF-9'\n", "password: '[REDACTED:password]'\n"),
         (
             "values.yaml",
@@ -482,6 +487,9 @@ def test_flow_mappings_values_below_their_key_quotes_in_quotes_and_npm_registry_
         ("values.yaml", "password:\n  ${DB_PASSWORD}\n"),
         ("values.yaml", "password:\nuser: app\n"),
         ("values.yaml", "password: # set by the operator\nuser: app\n"),
+        ("values.yaml", "password:\n  &pw # set later\n"),
+        ("values.yaml", "password:\n  # rotated\n"),
+        (".env", "API_KEY=\n  LOG_LEVEL=debug\n"),
         (".env", "API_KEY= # later\nDEBUG=1\n"),
         (".env", "API_KEY= #later\nDEBUG=1\n"),
         (".npmrc", "//npm.example.com/:always-auth=true\nregistry=https://npm.example.com/\n"),
@@ -520,6 +528,36 @@ def test_structure_references_and_comments_where_a_value_could_be_are_left_alone
             "password = '''[REDACTED:password]\n\n'''\n",
         ),
         ("values.yaml", "password: 'it''s-Xr7ZVF\n", "password: '[REDACTED:password]\n"),
+        (
+            ".env",
+            'API_KEY="Xr7ZVF-s1Iw9\n\\"still-Xr7ZVF\n"\n',  # an escaped quote opens a line
+            'API_KEY="[REDACTED:api-key]\n\n"\n',
+        ),
+        (
+            ".env",
+            'API_KEY="Xr7ZVF-s1Iw9\n" # from C:\\\nDEBUG="1"\n',  # a line ending in `\`
+            'API_KEY="[REDACTED:api-key]\n" # from C:\\\nDEBUG="1"\n',
+        ),
+        (
+            "values.yaml",
+            "password: 'Xr7ZVF-s1Iw9\n  changeme'\n",  # a placeholder word on its last line
+            "password: '[REDACTED:password]\n  '\n",
+        ),
+        (
+            "values.yaml",
+            "password: 'Xr7ZVF-s1Iw9\n  end'\nnote: not part of the value at all\n",
+            "password: '[REDACTED:password]\n  '\nnote: not part of the value at all\n",
+        ),
+        (
+            ".env",
+            'SSH_PRIVATE_KEY="-----BEGIN OPENSSH PRIVATE KEY-----\nXr7ZVF-s1Iw9AAAA\n"\n',
+            'SSH_PRIVATE_KEY="[REDACTED:private-key]\n\n"\n',
+        ),
+        (
+            "values.yaml",
+            "# password: 'Xr7ZVF-s1Iw9\nuser: 'app'\n",  # commented out: its line alone
+            "# password: '[REDACTED:password]\nuser: 'app'\n",
+        ),
         (
             "config.toml",
             'password = """Xr7ZVF-s1Iw9"""\n',
@@ -560,7 +598,37 @@ def test_a_quote_closing_on_the_hundredth_line_below_hides_the_lines_up_to_it():
         "password: ''\nuser: 'app'\n",
         'password: ""\nuser: "app"\n',
         "# password: 'the one in\n# the vault'\n",
+        "password: 'please ask\n  the ops\n  team first'\n",
+        "password: 'your password\n  goes here'\n",
     ],
 )
 def test_an_open_quote_around_a_placeholder_nothing_or_prose_is_left_alone(text):
     assert redact(text, filename="values.yaml") == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            'db/password: "Xr7\\"ZVF" # see "docs"\n',
+            'db/password: "[REDACTED:password]" # see "docs"\n',
+        ),
+        (
+            'db/password: "Xr7ZVF\\"" # see "docs"\n',
+            'db/password: "[REDACTED:password]" # see "docs"\n',
+        ),
+        (
+            "db/password: 'Xr7''ZVF' # see 'docs'\n",
+            "db/password: '[REDACTED:password]' # see 'docs'\n",
+        ),
+        (
+            "db/password: 'Xr7ZVF-s1''' # see 'docs'\n",
+            "db/password: '[REDACTED:password]' # see 'docs'\n",
+        ),
+    ],
+)
+def test_a_quoted_value_ends_at_its_own_closing_quote_past_escaped_and_doubled_ones(text, expected):
+    # `db/password` is a key the quoted-pair rule does not take: the line rule reads these.
+    redacted, counts = redact(text, filename="values.yaml")
+    assert redacted == expected
+    assert counts == {"password": 1}

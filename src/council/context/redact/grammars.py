@@ -190,11 +190,12 @@ def _indented_block(lines: list[str], start: int, indent: int) -> int:
     return block
 
 
-def _yaml_value_lines_below(raw: str, lines: list[str], start: int) -> int:
-    """How many lines below a YAML key hold its value (0: none): a block scalar
+def _value_lines_below(raw: str, lines: list[str], start: int) -> int:
+    """How many lines below a YAML (or INI) key hold its value (0: none): a block scalar
     (`|`, `>-`), or a plain scalar when the key ends its line (an anchor, `&name`, may come
     first) and what follows is neither a mapping, a sequence, a flow sequence, a comment, an
-    alias, nor a placeholder (`!secret name`, `${VAR}`)."""
+    alias, nor a placeholder (`!secret name`, `${VAR}`). INI continues a value on indented
+    lines the same way."""
     indent = len(lines[start - 1]) - len(lines[start - 1].lstrip())
     block = _indented_block(lines, start, indent)
     if not block:
@@ -245,15 +246,17 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
         if m is None:
             out.append(line)
             continue
-        kind = secret_key_kind(m.group("key").strip())
+        key = m.group("key").strip()
+        kind = secret_key_kind(key)
         raw = m.group("v") or ""
         if kind is None:
             out.append(line)
             continue
-        block = _yaml_value_lines_below(raw, lines, i) if fmt == "yaml" and not commented else 0
+        below = fmt in ("yaml", "ini") and not commented
+        block = _value_lines_below(raw, lines, i) if below else 0
         if block:
-            # A block scalar (`key: |`) or a plain value on the lines below (`key:` alone):
-            # the secret is every more-indented line that follows.
+            # A block scalar (`key: |`), a plain value on the lines below (`key:` alone), an
+            # INI value continued on indented lines: the secret is every more-indented line.
             indent = len(line) - len(line.lstrip())
             out.append(line)
             out.append(" " * (indent + 2) + counter.hit(kind))
@@ -263,16 +266,18 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
         if raw[:1] in tuple(comments) and line[skip + m.start("v") - 1].isspace():
             out.append(line)  # `KEY= # note`, `password: # note`: no value, a comment
             continue
-        quote = "" if commented else _open_quote(raw)
+        quote = _open_quote(raw)
         if quote:
             # A quoted value continued on the lines below (a YAML scalar, a private key in a
-            # .env, TOML's triple quotes): the secret runs to the closing quote.
+            # .env, TOML's triple quotes): the secret runs to the closing quote. In a comment,
+            # or when the quote never closes, its line alone.
             start = skip + m.start("v") + len(quote)
-            close = _quoted_value_end(lines, i, quote)
-            value = [line[start:]]  # a quote that never closes: its line alone
+            close = None if commented else _quoted_value_end(lines, i, quote)
+            value = [line[start:]]
             if close is not None:
                 value += [*lines[i : close[0]], lines[close[0]][: close[1]]]
-            if not_a_secret_value(_as_one_value(value)):
+            one = _as_one_value(value)
+            if not_a_secret_value(one) or (commented and re.search(r"\s", key + one)):
                 out.append(line)
                 continue
             out.append(line[:start] + counter.hit(kind))
@@ -294,7 +299,7 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
             or (fmt == "yaml" and _YAML_ANCHOR.fullmatch(value))  # `&name` over a mapping
             or (kind != "password" and _IDENTIFIER_LIKE.fullmatch(value))
             # In a comment only `key: value` with one word on each side is a setting.
-            or (commented and re.search(r"\s", m.group("key").strip() + value))
+            or (commented and re.search(r"\s", key + value))
         ):
             out.append(line)
             continue
