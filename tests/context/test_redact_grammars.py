@@ -451,6 +451,7 @@ def test_a_prose_comment_about_a_secret_is_left_alone(filename, text):
             "password: &db\n  [REDACTED:password]\n",
         ),
         ("values.yaml", "password:\n  !!str Xr7ZVF-s1Iw9\n", "password:\n  [REDACTED:password]\n"),
+        ("values.yaml", 'password:\n  "Xr7ZVF-s1Iw9"\n', "password:\n  [REDACTED:password]\n"),
         (
             "values.yaml",
             "db: {user: app, api_key: 123e4567-e89b-12d3-a456-426614174000}\n",
@@ -600,6 +601,8 @@ def test_a_quote_closing_on_the_hundredth_line_below_hides_the_lines_up_to_it():
         "# password: 'the one in\n# the vault'\n",
         "password: 'please ask\n  the ops\n  team first'\n",
         "password: 'your password\n  goes here'\n",
+        "password: 'api key\n  goes here'\n",
+        "password: 'change\n  me'\n",  # judged whole: changeme
     ],
 )
 def test_an_open_quote_around_a_placeholder_nothing_or_prose_is_left_alone(text):

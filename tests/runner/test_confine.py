@@ -40,14 +40,19 @@ print(json.dumps(results))
 
 
 async def writes(
-    tmp_path: Path, room: Path, record_dir: Path, cli_env: dict | None = None, **targets: str
+    tmp_path: Path,
+    room: Path,
+    record_dir: Path,
+    cli_env: dict | None = None,
+    adapter_type: type[CustomAdapter] = CustomAdapter,
+    **targets: str,
 ) -> dict:
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
     pairs = [part for item in targets.items() for part in item]
     command = (sys.executable, "-I", "-S", str(script), *pairs)
     settings = CliSettings(name="writer", adapter="custom", command=command, env=cli_env or {})
-    adapter = CustomAdapter(settings)
+    adapter = adapter_type(settings)
     outcome = await run_call(
         adapter,
         Tool("writer", command),
@@ -120,6 +125,46 @@ async def test_a_vendors_state_dirs_are_created_and_writable(
         home=str(home / ".writerrc"),
     )
     assert got == {"state": "written", "home": "Permission denied"}
+
+
+async def test_a_vendors_state_files_are_writable_and_nothing_beside_them(
+    tmp_path, room, record_dir, monkeypatch
+):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".writer.json").write_text("{}\n")  # as claude's ~/.claude.json
+    monkeypatch.setattr(CustomAdapter, "state_files", ("~/.writer.json",), raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    got = await writes(
+        tmp_path,
+        room,
+        record_dir,
+        state=str(home / ".writer.json"),
+        beside=str(home / ".writer.json.bak"),
+    )
+    assert got == {"state": "written", "beside": "Permission denied"}
+
+
+class MovedState(CustomAdapter):
+    """A CLI whose state moves with a variable of its environment (as CODEX_HOME)."""
+
+    def state_paths(self, env, home):
+        return (Path(env["WRITER_HOME"]),), ()
+
+
+async def test_a_cli_whose_state_moves_with_its_seats_env_writes_it_there(
+    tmp_path, room, record_dir
+):
+    moved = tmp_path / "moved"
+    got = await writes(
+        tmp_path,
+        room,
+        record_dir,
+        cli_env={"WRITER_HOME": str(moved)},  # `env: {CODEX_HOME: ...}` in the seat's config
+        adapter_type=MovedState,
+        state=str(moved / "log.txt"),
+    )
+    assert got == {"state": "written"}
 
 
 async def test_a_cli_given_its_own_home_writes_its_state_under_that_home(
