@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from helpers import answer_calls
 
-from council.adapters.base import Status
+from council.adapters.base import CliSettings, Status, Tool
+from council.adapters.codex import CodexAdapter
 
 from fakes.install import expected_answer
 
@@ -46,6 +47,19 @@ async def test_codex_retries_are_capped_on_the_provider_the_user_defined(fakes, 
         "model_providers.corp.stream_max_retries=1",
     ]
     assert all(argv[argv.index(c) - 1] == "-c" for c in caps(argv))
+
+
+def test_a_warm_codex_worker_is_capped_as_a_spawned_call_is():
+    """`codex app-server` runs every warm call of a seat: without the caps a 500 on a warm
+    worker would be codex's own dozens of requests, council's retries on top."""
+    write_codex_config(Path.home(), 'model_provider = "corp"\n' + PROVIDER.format(id="corp"))
+    adapter = CodexAdapter(CliSettings(name="codex", adapter="codex"))
+    launch = adapter.warm_launch(Tool("codex", ("codex",)), model=None, effort=None)
+    assert launch is not None and launch.argv[-1] == "app-server"
+    assert caps(list(launch.argv)) == [
+        "model_providers.corp.request_max_retries=0",
+        "model_providers.corp.stream_max_retries=1",
+    ]
 
 
 async def test_codex_on_a_built_in_provider_gets_no_retry_setting_it_would_refuse(fakes, seat_for):

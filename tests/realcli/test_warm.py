@@ -159,6 +159,17 @@ async def test_a_server_error_on_a_warm_worker_is_classified_rate_limited(real_c
     assert after.status is Status.OK and after.attempts[0].warm
 
 
+async def test_a_codex_500_on_a_warm_worker_is_retried_once_inside_codex(real_cli):
+    """As a spawned call: codex's own retries capped to one (2 requests), council's policy
+    decides the rest."""
+    seat = warm_seat(real_cli, "codex")
+    seat.server.add_rule(client="codex", contains="fail?", status=500)
+    async with seat.warm_worker() as worker:
+        failed = await seat.ask("Question: fail?", soft=SOFT_S, warm=worker, policy=NO_RETRY)
+    assert failed.status is Status.RATE_LIMITED, (failed.detail, failed.stderr_tail)
+    assert [r.status for r in seat.server.requests("codex")] == [500, 500]
+
+
 @pytest.mark.parametrize("cli", WARM)
 async def test_a_worker_killed_twice_leaves_the_seat_spawning_per_call(real_cli, cli):
     seat = warm_seat(real_cli, cli)

@@ -159,8 +159,10 @@ class CodexAdapter(Adapter):
         self, tool: Tool, *, model: str | None, effort: str | None
     ) -> WarmLaunch | None:
         """JSON-RPC on stdio; a thread per call, in the read-only sandbox with approvals
-        never asked, its cwd the seat's room. Model and effort as config overrides."""
+        never asked, its cwd the seat's room. Model, effort and the retry caps as config
+        overrides, as a spawned call has them."""
         argv = [*tool.command]
+        argv += retry_caps(self.settings.extra_args, _codex_home(self.settings.env))
         if model := model or self.settings.model:
             argv += ["-c", f'model="{model}"']
         if effort in self.efforts:
