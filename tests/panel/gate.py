@@ -7,8 +7,17 @@ reaches the lead first."""
 
 from __future__ import annotations
 
+import io
+import re
 import sys
 from pathlib import Path
+
+from council.config import parse_config
+from council.panel.calls import Tuning
+from council.progress import Progress
+from council.review.plan import ReviewFlags
+from council.review.run import ReviewRun, start_review
+from review.helpers import SERVICE
 
 CAP_S = 8.0  # a gate that waits longer than this lets the answer go
 
@@ -35,12 +44,40 @@ def hold():
 """
 
 
-def gated_seat(script: Path, project: Path, timeout_s: float, env: dict[str, str]) -> dict:
-    """The config of a simulator seat that runs `script` (built on SEEN) for a debate or
-    review of `project`, its records under the project's .scratchpad."""
+def gated_project(tmp_path: Path, script: str) -> Path:
+    """The user's project (one app.py), with the seats' `script` (built on SEEN) beside it."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
+    (tmp_path / "seat.py").write_text(script)
+    return root
+
+
+def gated_seat(project: Path, timeout_s: float, env: dict[str, str]) -> dict:
+    """The config of a simulator seat that runs the script beside `project` for a debate or
+    review of it, its records under the project's .scratchpad."""
     return {
         "adapter": "sim",
-        "command": [sys.executable, "-I", str(script)],
+        "command": [sys.executable, "-I", str(project.parent / "seat.py")],
         "timeout_s": timeout_s,
         "env": {"GATE_RECORDS": str(project / ".scratchpad"), "GATE_CAP_S": str(CAP_S), **env},
     }
+
+
+def review_of(
+    project: Path, clis: dict, reviewers: tuple[str, ...], *, hard: float
+) -> tuple[ReviewRun, str]:
+    """One review of SERVICE as `council review -v --format json` runs it in `project`; its
+    run and its progress lines (the `[mm:ss] ` stamps left out). `hard`: the hard timeout
+    factor."""
+    (project / "service.py").write_text(SERVICE)
+    config = parse_config({"debate": {"hard_timeout_factor": hard}, "clis": clis})
+    stream = io.StringIO()
+    run = start_review(
+        ReviewFlags(files=("service.py",), reviewers=reviewers, format="json"),
+        config,
+        Progress(stream, verbose=True, live=False),
+        cwd=project,
+        tuning=Tuning(grace_s=1.0),
+    )
+    return run, re.sub(r"\[\d\d:\d\d\] ", "", stream.getvalue())

@@ -31,7 +31,7 @@ from council.progress import Progress
 from council.review.plan import ReviewFlags
 from council.review.run import start_review
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
-from panel.gate import SEEN, gated_seat
+from panel.gate import SEEN, gated_project, gated_seat
 from panel.record import contribution, stored, transcript
 from review.helpers import SERVICE
 
@@ -87,18 +87,12 @@ WORDS = {
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
-    (tmp_path / "seat.py").write_text(SEAT)
-    return root
+    return gated_project(tmp_path, SEAT)
 
 
 def sim_seat(project: Path, timeout_s: float = 40.0, **env: str) -> dict:
     """A simulator seat behind SEAT."""
-    return gated_seat(
-        project.parent / "seat.py", project, timeout_s, {"SEAT_VOTE_LINE": VOTE_LINE, **env}
-    )
+    return gated_seat(project, timeout_s, {"SEAT_VOTE_LINE": VOTE_LINE, **env})
 
 
 def shown(stream: io.StringIO) -> str:

@@ -25,12 +25,10 @@ from council.debate.run import DebateRun, start_debate
 from council.panel import dispatch
 from council.panel.calls import Tuning
 from council.progress import Progress
-from council.review.plan import ReviewFlags
-from council.review.run import ReviewRun, start_review
+from council.review.run import ReviewRun
 from council.runner import confine
-from panel.gate import SEEN, gated_seat
+from panel.gate import SEEN, gated_project, gated_seat, review_of
 from panel.record import answer_of, asks_of, contribution, stored, transcript
-from review.helpers import SERVICE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 T = 1.0  # the soft timeout of a straggling seat
@@ -61,16 +59,12 @@ sys.exit(subprocess.run(sim, input=prompt).returncode)
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
-    (tmp_path / "seat.py").write_text(SEAT)
-    return root
+    return gated_project(tmp_path, SEAT)
 
 
 def seat(project: Path, timeout_s: float = 30.0, **env: str) -> dict:
     """A simulator seat behind SEAT."""
-    return gated_seat(project.parent / "seat.py", project, timeout_s, env)
+    return gated_seat(project, timeout_s, env)
 
 
 def gated(project: Path, phase: str, until: dict, timeout_s: float = 30.0, **env: str) -> dict:
@@ -283,19 +277,8 @@ def test_the_lead_gives_up_on_a_straggler_whose_worker_never_answers_before_the_
 def review(
     project: Path, clis: dict, reviewers: tuple[str, ...], *, hard: float = 1.5
 ) -> tuple[ReviewRun, str]:
-    """One review as `council review -v --format json` runs it; its run and its progress
-    lines (the `[mm:ss] ` stamps left out). `hard`: the hard timeout factor."""
-    (project / "service.py").write_text(SERVICE)
-    config = parse_config({"debate": {"hard_timeout_factor": hard}, "clis": clis})
-    stream = io.StringIO()
-    run = start_review(
-        ReviewFlags(files=("service.py",), reviewers=reviewers, format="json"),
-        config,
-        Progress(stream, verbose=True, live=False),
-        cwd=project,
-        tuning=Tuning(grace_s=1.0),
-    )
-    return run, shown(stream)
+    """One review as `council review -v --format json` runs it (panel/gate.py)."""
+    return review_of(project, clis, reviewers, hard=hard)
 
 
 def test_a_cross_check_waiting_for_its_one_busy_reviewer_gives_up_on_a_dead_worker_and_closes(

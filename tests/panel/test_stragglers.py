@@ -26,11 +26,9 @@ from council.debate.run import DebateRun, start_debate
 from council.panel import dispatch
 from council.panel.calls import Tuning
 from council.progress import Progress
-from council.review.plan import ReviewFlags
-from council.review.run import ReviewRun, start_review
-from panel.gate import SEEN, gated_seat
+from council.review.run import ReviewRun
+from panel.gate import SEEN, gated_project, gated_seat, review_of
 from panel.record import answer_of, asks_of, contribution, stored, transcript
-from review.helpers import SERVICE
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 T = 1.0  # the soft timeout of a straggling seat
@@ -53,17 +51,13 @@ sys.exit(subprocess.run(sim, input=prompt).returncode)
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
-    (tmp_path / "gate.py").write_text(GATE)
-    return root
+    return gated_project(tmp_path, GATE)
 
 
 def gated(project: Path, phase: str, until: dict, timeout_s: float = T, **env: str) -> dict:
     """A simulator seat whose `phase` answer waits for a transcript message like `until`."""
     gate = {"GATE_PHASE": phase, "GATE_UNTIL": json.dumps(until), **env}
-    return gated_seat(project.parent / "gate.py", project, timeout_s, gate)
+    return gated_seat(project, timeout_s, gate)
 
 
 def debate(
@@ -329,19 +323,9 @@ CHECKERS = ("reviewer-sim-check", "reviewer-sim-check-2")
 
 
 def review_by(project: Path, clis: dict, reviewers: tuple[str, ...]) -> tuple[ReviewRun, str]:
-    """One review as `council review -v --format json` runs it; its run and its progress
-    lines (the `[mm:ss] ` stamps left out)."""
-    (project / "service.py").write_text(SERVICE)
-    config = parse_config({"debate": {"hard_timeout_factor": 6.0}, "clis": clis})
-    stream = io.StringIO()
-    run = start_review(
-        ReviewFlags(files=("service.py",), reviewers=reviewers, format="json"),
-        config,
-        Progress(stream, verbose=True, live=False),
-        cwd=project,
-        tuning=Tuning(grace_s=1.0),
-    )
-    return run, re.sub(r"\[\d\d:\d\d\] ", "", stream.getvalue())
+    """One review as `council review -v --format json` runs it (panel/gate.py), with a hard
+    limit long enough that a gated straggler is never killed at it."""
+    return review_of(project, clis, reviewers, hard=6.0)
 
 
 def busy_for_cross_check(seat: str) -> dict:

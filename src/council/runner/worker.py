@@ -102,12 +102,7 @@ class WorkerProcess:
             with anyio.CancelScope(shield=True):  # a started child must not be lost
                 proc = await anyio.to_thread.run_sync(spawn)
         except BaseException:
-            # Nothing will run: what was opened for it is closed now, not by the collector.
-            self._send.close()
-            self._receive.close()
-            self._log_out.close()
-            self._log_err.close()
-            self._stack.close()
+            self._release()  # nothing will run: closed now, not by the garbage collector
             raise
         self._proc = proc
         self._tree = ProcessTree(proc.pid, self.call_id, wall_start)
@@ -287,12 +282,16 @@ class WorkerProcess:
                             anyio.notify_closing(stream.fileno())
                         with suppress(OSError):
                             stream.close()
-            self._send.close()
-            self._receive.close()
         finally:
-            self._log_out.close()
-            self._log_err.close()
-            self._stack.close()
+            self._release()
+
+    def _release(self) -> None:
+        """Close what the worker opened besides its process: message streams, logs, window."""
+        self._send.close()
+        self._receive.close()
+        self._log_out.close()
+        self._log_err.close()
+        self._stack.close()
 
     def rss_bytes(self) -> int | None:
         """Resident memory of the worker's whole tree now; None when it is gone."""
