@@ -89,6 +89,10 @@ def test_result_json_carries_each_seats_usage_and_the_total_and_null_where_none(
         "input_tokens": claude_in + gemini_in,
         "output_tokens": claude_out + gemini_out,
         "cost_usd": round(CLAUDE_COST * len(sent["claude"]), 6),
+        # A floor: the seats whose calls reported nothing are named, not guessed at.
+        "partial": True,
+        "unreported_seats": ["proxy-sim", "proxy-codex"],
     }
     status = (record / "decision.md").read_text().splitlines()[2]
     assert f"{claude_in + gemini_in:,} tokens in, {claude_out + gemini_out:,} out, $" in status
+    assert status.endswith("(not counted: proxy-sim, proxy-codex, which reported none)")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from council.debate.state import DebateState
-from council.panel.contribution import total_usage
+from council.panel.contribution import run_usage, total_usage
 from council.runs.record import Record
 
 SCHEMA_ID = "council.result/v1"
@@ -35,6 +35,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
     contributions = state.contributions()
     calls = state.every_call()
     seats = []
+    usage_by_seat: list[tuple[str, list[Any]]] = []
     seat_names = [plan["advocate"], plan["critic"], *plan["proxies"]]
     if plan["lead"]:
         seat_names.append(plan["lead"])
@@ -42,6 +43,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
         name = seat_plan["name"]
         info = state.seats.get(name, {})
         mine = [c for c in calls if c.seat == name and not c.skipped]  # the calls it made
+        usage_by_seat.append((name, [c.usage for c in mine]))
         failed = [c.status for c in mine if not c.answered]
         if info.get("status") == "dropped":
             status = "dropped"
@@ -108,7 +110,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
             "files": state.context.get("files", []),
             "technical_context": list(state.technical),
         },
-        "usage": total_usage(s["usage"] for s in seats),
+        "usage": run_usage(usage_by_seat),
         "warnings": list(state.warnings),
         "scratchpad": scratchpad,
         "exit_code": state.exit_code if state.exit_code is not None else 0,
@@ -137,7 +139,8 @@ def _votes(decision: Mapping[str, Any]) -> list[str]:
 
 
 def _usage_text(usage: Mapping[str, Any] | None) -> str:
-    """` · 18,234 tokens in, 912 out, $0.41`, with only what the CLIs reported."""
+    """` · 18,234 tokens in, 912 out, $0.41`, with only what the CLIs reported, and the
+    seats the total leaves out."""
     if not usage:
         return ""
     parts = []
@@ -148,7 +151,12 @@ def _usage_text(usage: Mapping[str, Any] | None) -> str:
     if usage.get("cost_usd") is not None:
         cost = usage["cost_usd"]
         parts.append(f"${cost:.2f}" if cost >= 0.1 else f"${cost:.4f}")  # cents matter here
-    return " · " + ", ".join(parts) if parts else ""
+    if not parts:
+        return ""
+    # A total that leaves seats out is a floor: say whose calls it does not count.
+    missing = usage.get("unreported_seats") or []
+    gap = f" (not counted: {', '.join(missing)}, which reported none)" if missing else ""
+    return " · " + ", ".join(parts) + gap
 
 
 def _duration(seconds: float) -> str:

@@ -114,6 +114,23 @@ def total_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | N
     return total
 
 
+def run_usage(seats: Iterable[tuple[str, list[Mapping[str, Any] | None]]]) -> dict[str, Any] | None:
+    """A run's total from each seat's calls (seat name, the usage of each call it made): the
+    sum of what the CLIs reported, and the seats it leaves out. A seat is unreported when any
+    call it made reported no token count (its CLI prints none, or the call was killed before
+    it could): the total then is a floor, and `partial` says so. None when nothing reported."""
+    per_seat = list(seats)
+    total = total_usage(u for _, usages in per_seat for u in usages)
+    if total is None:
+        return None
+    unreported = [
+        name
+        for name, usages in per_seat
+        if any(u is None or u.get("input_tokens") is None for u in usages)
+    ]
+    return {**total, "partial": bool(unreported), "unreported_seats": unreported}
+
+
 class StoredCalls:
     """What a run's state (a dataclass with `calls`: stem -> call) shares, debate or review:
     its JSON round trip and its ended calls as contributions."""

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from council.panel.contribution import total_usage
+from council.panel.contribution import run_usage, total_usage
 from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
 from council.review.sarif import render_sarif
@@ -47,10 +47,12 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
     calls = state.contributions()
     labels = state.labels
     reviewers = []
+    usage_by_seat: list[tuple[str, list[Any]]] = []
     for seat_plan in plan["reviewers"]:
         name = seat_plan["name"]
         info = state.seats.get(name, {})
         mine = [c for c in calls if c.seat == name and not c.skipped]  # the calls it made
+        usage_by_seat.append((name, [c.usage for c in mine]))
         problems = state.failed.get(name, {})
         sat_out = {c.phase: c.detail for c in calls if c.seat == name and c.skipped}
         asked = info.get("status") == "ready"
@@ -134,7 +136,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
             "technical_context": list(state.technical),
             **({"diff": state.context["diff"]} if "diff" in state.context else {}),
         },
-        "usage": total_usage(r["usage"] for r in reviewers),
+        "usage": run_usage(usage_by_seat),
         "warnings": list(state.warnings),
         "scratchpad": scratchpad,
         "exit_code": state.exit_code if state.exit_code is not None else 0,
