@@ -4,12 +4,13 @@ pseudo-terminal, where an interactive prompt ends the call at once as `auth`."""
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from council.adapters import adapter_for
-from council.adapters.base import Status, Tool
+from council.adapters.base import Request, Status, Tool
 from council.config import parse_config
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
 
@@ -175,3 +176,25 @@ async def test_a_vendor_cli_that_needs_a_terminal_fails_without_one_with_its_mes
     assert outcome.status is Status.ERROR
     assert NEEDS_TTY_MESSAGE in outcome.stderr_tail
     assert fakes.calls("claude")[-1]["stdin_isatty"] is False
+
+
+def documented_agy_entry() -> dict:
+    """The `clis.agy` entry docs/spec/clis.md gives users (Antigravity: no contract test)."""
+    import yaml
+
+    text = (Path(__file__).parents[2] / "docs" / "spec" / "clis.md").read_text()
+    section = text.split("### agy (Antigravity CLI)", 1)[1]
+    block = "    clis:\n" + section.split("\n    clis:\n", 1)[1].split("\n\n", 1)[0]
+    return yaml.safe_load(textwrap.dedent(block))
+
+
+def test_the_documented_agy_entry_is_valid_and_calls_agy_as_its_docs_say(tmp_path):
+    config = parse_config(documented_agy_entry())
+    adapter = adapter_for("agy", config.clis)
+    request = Request(PROMPT, room=tmp_path, answer_path=tmp_path / "a.txt", model="flash")
+    invocation = adapter.build(Tool("agy", tuple(adapter.command())), request)
+    # the prompt is -p's own argument (agy reads no prompt from stdin), flags after it
+    assert invocation.argv == ("agy", "--print-timeout", "0", "-p", PROMPT, "--model", "flash")
+    assert invocation.tty and invocation.stdin is None
+    dirs, _ = adapter.state_paths({}, tmp_path / "home")
+    assert dirs == (tmp_path / "home" / ".gemini" / "antigravity-cli",)

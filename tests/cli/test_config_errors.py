@@ -103,9 +103,32 @@ CASES = [
         "remove it, got '--yolo'",
     ),
     (
+        "clis: {agy: {command: [agy, --dangerously-skip-permissions, -p], input: arg}}",
+        "clis.agy.command: flags that bypass approvals or sandboxes are never passed; "
+        "remove it, got '--dangerously-skip-permissions'",
+    ),
+    (
         "clis: {codex: {version_args: []}}",
         "clis.codex.version_args: only a user-defined CLI (with `command:` and no `adapter:`) "
         "takes this key",
+    ),
+    (
+        "clis: {claude: {state_dirs: [~/.claude2]}}",
+        "clis.claude.state_dirs: only a user-defined CLI (with `command:` and no `adapter:`) "
+        "takes this key",
+    ),
+    (
+        "clis: {agy: {command: [agy], state_dirs: [~/]}}",
+        "clis.agy.state_dirs[0]: expected a directory below HOME written `~/...` (e.g. "
+        "~/.mytool), without `..`, got '~/'",
+    ),
+    (
+        "clis: {agy: {command: [agy], state_dirs: [~/.agy/../projects]}}",
+        "clis.agy.state_dirs[0]: expected a directory below HOME",
+    ),
+    (
+        "clis: {agy: {command: [agy], state_dirs: /etc}}",
+        "clis.agy.state_dirs[0]: expected a directory below HOME",
     ),
     (
         "redact: {extra_patterns: ['([']}",

@@ -9,6 +9,7 @@ import os
 import stat
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -125,6 +126,29 @@ async def test_a_vendors_state_dirs_are_created_and_writable(
         home=str(home / ".writerrc"),
     )
     assert got == {"state": "written", "home": "Permission denied"}
+
+
+async def test_a_user_defined_clis_configured_state_dirs_are_writable_and_nothing_beside_them(
+    tmp_path, room, record_dir, monkeypatch
+):
+    # `clis.<name>.state_dirs` in the config: e.g. agy's ~/.gemini/antigravity-cli
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+
+    class Configured(CustomAdapter):
+        def __init__(self, settings: CliSettings) -> None:
+            super().__init__(replace(settings, state_dirs=("~/.gemini/antigravity-cli",)))
+
+    got = await writes(
+        tmp_path,
+        room,
+        record_dir,
+        adapter_type=Configured,
+        state=str(home / ".gemini" / "antigravity-cli" / "conversation.pb"),
+        sibling=str(home / ".gemini" / "settings.json"),
+    )
+    assert got == {"state": "written", "sibling": "Permission denied"}
 
 
 async def test_a_vendors_state_files_are_writable_and_nothing_beside_them(

@@ -55,6 +55,9 @@ class CliSettings:
     # The arguments of the version probe; None: the adapter's own (`--version`), (): no probe
     # (READY then only checks that the executable exists).
     version_args: tuple[str, ...] | None = None
+    # user-defined CLIs only: where it keeps its own state under HOME (`~/` paths), the only
+    # places outside its room and temp dir it may write to under write confinement.
+    state_dirs: tuple[str, ...] = ()
     # False: never run this CLI lean (docs/lean.md), whatever the run allows.
     lean: bool = True
     warm: bool = True  # a seat may keep this CLI running as a warm worker (runner/warm.py)

@@ -7,10 +7,15 @@ command, or is appended), `arg` (the prompt text replaces `{prompt}`, or is appe
 JSONL; the last value's field at that path, list indexes allowed: `choices.0.text`).
 `tty: true` runs it under a pseudo-terminal. `version_args` are the version probe's
 arguments (default `--version`); `[]` skips the probe, for a CLI that has no such flag (it
-might take `--version` as a prompt, or wait for one).
+might take `--version` as a prompt, or wait for one). `state_dirs` (`~/` paths) are where it
+keeps its own state: like a built-in adapter's, the only places outside its room and temp dir
+it may write to under write confinement.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
 
 from council.adapters.base import (
     Adapter,
@@ -58,6 +63,12 @@ class CustomAdapter(Adapter):
         if version_args is None:
             return super().version_argv()
         return version_args or None  # []: no probe at all, not a bare run of the command
+
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        dirs, files = super().state_paths(env, home)
+        return dirs + tuple(home / d.removeprefix("~/") for d in self.settings.state_dirs), files
 
     def whole_output(self, tool: Tool) -> bool:
         return self.settings.output.startswith("json:")

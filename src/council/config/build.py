@@ -28,7 +28,7 @@ from council.errors import ConfigError
 
 # Keys only a user-defined CLI (`command:` and no `adapter:`) takes: a built-in adapter has its
 # own argv, output format and version probe (kimi tells its two programs apart by it).
-CUSTOM_ONLY_KEYS = ("input", "output", "model_flag", "tty", "version_args")
+CUSTOM_ONLY_KEYS = ("input", "output", "model_flag", "tty", "version_args", "state_dirs")
 
 
 def build_config(
@@ -115,12 +115,14 @@ def _cli(name: str, m: Mapping[str, Any], fail: Callable[..., None]) -> CliSetti
     elif adapter not in builtin:
         fail(f"{path}.adapter", f"expected one of {', '.join(builtin)}", adapter)
     extra_args = _strings(m.get("extra_args"))
-    if (forbidden := find_forbidden(extra_args)) is not None:
-        fail(
-            f"{path}.extra_args",
-            "flags that bypass approvals or sandboxes are never passed; remove it",
-            forbidden,
-        )
+    # A user-defined CLI's command is its argv too: the same flags are refused there.
+    for key, args in (("extra_args", extra_args), ("command", (command or ())[1:])):
+        if (forbidden := find_forbidden(args)) is not None:
+            fail(
+                f"{path}.{key}",
+                "flags that bypass approvals or sandboxes are never passed; remove it",
+                forbidden,
+            )
     if adapter != "custom":
         for key in CUSTOM_ONLY_KEYS:
             if m.get(key) is not None:
@@ -133,6 +135,10 @@ def _cli(name: str, m: Mapping[str, Any], fail: Callable[..., None]) -> CliSetti
         fail(f"{path}.output", problem, output)
     timeout = m.get("timeout_s")
     version_args = m.get("version_args")
+    state_dirs = _strings(m.get("state_dirs"))
+    for i, state_dir in enumerate(state_dirs):
+        if (problem := state_dir_problem(state_dir)) is not None:
+            fail(f"{path}.state_dirs[{i}]", problem, state_dir)
     return CliSettings(
         name=name,
         adapter=adapter,
@@ -148,9 +154,19 @@ def _cli(name: str, m: Mapping[str, Any], fail: Callable[..., None]) -> CliSetti
         model_flag=m.get("model_flag"),
         tty=bool(m.get("tty", False)),
         version_args=None if version_args is None else tuple(version_args),
+        state_dirs=state_dirs,
         lean=m.get("lean", True) is not False,
         warm=m.get("warm", True) is not False,
     )
+
+
+def state_dir_problem(state_dir: str) -> str | None:
+    """Why a user-defined CLI's `state_dirs` entry cannot be allowed; None when it can. Only
+    a directory below HOME: HOME itself, or a way out of it, would open the user's files."""
+    parts = state_dir.removeprefix("~/").split("/")
+    if not state_dir.startswith("~/") or not any(parts) or ".." in parts:
+        return "expected a directory below HOME written `~/...` (e.g. ~/.mytool), without `..`"
+    return None
 
 
 def _redact(m: Mapping[str, Any], fail: Callable[..., None]) -> RedactSettings:

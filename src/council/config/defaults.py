@@ -62,6 +62,11 @@ def cli_defaults(settings: CliSettings) -> dict[str, Any]:
     }
     if settings.adapter == "custom":
         tree.update(
-            input="stdin", output="stdout", model_flag=None, tty=False, version_args=["--version"]
+            input="stdin",
+            output="stdout",
+            model_flag=None,
+            tty=False,
+            version_args=["--version"],
+            state_dirs=[],
         )
     return tree
