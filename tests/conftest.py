@@ -13,7 +13,12 @@ import psutil
 import pytest
 
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
+from council.runner.confine import SUITE_ENV
 from council.runner.environment import CALL_MARKER
+
+# The test-only confinement switches count only under the suite (runner/confine.py): here,
+# and in every council a test starts with this process's environment.
+os.environ[SUITE_ENV] = "1"
 
 # The realcli run's closing report (which CLI versions were tested): a plugin here so that
 # the pytest-xdist controller, which loads no conftest below this one, prints it.

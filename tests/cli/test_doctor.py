@@ -122,5 +122,5 @@ def test_doctor_reports_the_landlock_abi_or_that_writes_are_not_confined(tmp_pat
         assert f"write confinement: Landlock ABI {confine.kernel_abi()}" in table
     else:
         assert "write confinement: Landlock not available" in table
-    off = doctor(tmp_path, [empty_bin], "--json", **{confine.OFF_ENV: "1"})
+    off = doctor(tmp_path, [empty_bin], "--json", **{confine.OFF_ENV: "1", confine.SUITE_ENV: "1"})
     assert json.loads(off.stdout)["landlock_abi"] == 0

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
+from council.runner.confine import SUITE_ENV
 
 from fakes.install import FakeClis, install_fakes
 
@@ -49,7 +50,7 @@ def debate(tmp_path: Path):
         "HOME": str(home),
         "LANG": "C.UTF-8",
         EXTRA_WRITABLE: str(fakes.bin_dir / ".fake"),  # the fakes' call logs
-        **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+        **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", SUITE_ENV)},
     }
 
     def run(*args: str, config: str = "", command: tuple[str, ...] = DEBATE) -> FakeClis:

@@ -111,6 +111,18 @@ async def test_the_test_only_switch_runs_the_cli_unconfined(
     assert got == {"beside": "written"}
 
 
+async def test_the_test_only_writable_dirs_open_nothing_outside_the_test_suite(
+    tmp_path, room, record_dir, monkeypatch
+):
+    # `COUNCIL_TEST_WRITABLE=/` left in a user's environment
+    monkeypatch.delenv(confine.SUITE_ENV)
+    monkeypatch.setenv(confine.EXTRA_ENV, "/")
+    target = tmp_path / "beside.txt"
+    got = await writes(tmp_path, room, record_dir, beside=str(target))
+    assert got == {"beside": "Permission denied"}
+    assert not target.exists()
+
+
 async def test_a_vendors_state_dirs_are_created_and_writable(
     tmp_path, room, record_dir, monkeypatch
 ):

@@ -24,8 +24,10 @@ AS_ROOT = "; as root, the read-only rooms do not stop a write either"
 
 @pytest.fixture
 def kernel(monkeypatch):
-    """Set the kernel's Landlock ABI (0: none); the switch starts unset."""
+    """Set the kernel's Landlock ABI (0: none); the switches start unset, under the suite."""
     monkeypatch.delenv(confine.OFF_ENV, raising=False)
+    monkeypatch.delenv(confine.EXTRA_ENV, raising=False)
+    monkeypatch.setenv(confine.SUITE_ENV, "1")
 
     def set_abi(version: int) -> None:
         monkeypatch.setattr(confine, "kernel_abi", lambda: version)
@@ -44,7 +46,7 @@ def doctor() -> tuple[int, str]:
 def setup_note() -> str | None:
     """The warning a run's setup report gives (debate/run.py, review/run.py)."""
     note = protection_note()
-    if note is not None and os.geteuid() == 0:
+    if note is not None and note.startswith("no write confinement") and os.geteuid() == 0:
         assert note.endswith(AS_ROOT)
         note = note.removesuffix(AS_ROOT)
     return note
@@ -82,3 +84,29 @@ def test_without_landlock_doctor_and_the_setup_report_say_writes_are_not_confine
         "write confinement: Landlock not available: a CLI can write outside its room",
     )
     assert setup_note() == f"no write confinement (Landlock not available here): {NOT_CONFINED}"
+
+
+@pytest.mark.parametrize("switch", [confine.OFF_ENV, confine.EXTRA_ENV])
+def test_a_test_only_switch_outside_the_suite_is_ignored_and_said_so(kernel, monkeypatch, switch):
+    # e.g. COUNCIL_TEST_WRITABLE=/ left in a user's shell: it must not open their disk
+    kernel(4)
+    monkeypatch.delenv(confine.SUITE_ENV)
+    monkeypatch.setenv(switch, "1" if switch == confine.OFF_ENV else "/")
+    assert not confine.switched_off() and confine.extra_dirs() == []
+    assert doctor() == (
+        4,
+        "write confinement: Landlock ABI 4: each CLI may write only to its room, temp dir "
+        f"and state; {switch} set but ignored (test-only, honoured only under council's test "
+        "suite): unset it",
+    )
+    note = setup_note()
+    assert note is not None and note.startswith(f"{switch} set but ignored")
+    assert note.endswith("write confinement is unchanged")
+
+
+def test_the_suites_extra_writable_dirs_are_shown_where_they_apply(kernel, monkeypatch):
+    kernel(4)
+    monkeypatch.setenv(confine.EXTRA_ENV, "/tmp/fake-logs")
+    assert doctor()[1].endswith(
+        "temp dir and state, and to /tmp/fake-logs (COUNCIL_TEST_WRITABLE, test-only)"
+    )

@@ -99,13 +99,15 @@ def remove_room(room: Path) -> None:
 def protection_note() -> str | None:
     """A warning for the setup report when nothing but the CLIs' own read-only modes and the
     after-call check stands between a CLI and the user's files: no write confinement
-    (Landlock) here. Said once per run; None where Landlock is in force."""
-    from council.runner.confine import missing_note
+    (Landlock) here, or a test-only switch that would loosen it is set and ignored. Said once
+    per run; None where Landlock is in force and no such switch is set."""
+    from council.runner.confine import ignored_note, missing_note
 
     note = missing_note()
     if note and hasattr(os, "geteuid") and os.geteuid() == 0:
         note += "; as root, the read-only rooms do not stop a write either"
-    return note
+    notes = [n for n in (note, ignored_note()) if n]
+    return "; ".join(notes) or None
 
 
 def room_files(room: Path) -> dict[str, tuple[int, str]]:

@@ -36,6 +36,34 @@ OFF_ENV = "COUNCIL_TEST_NO_LANDLOCK"
 # Test-only: more directories (os.pathsep-separated) every CLI may write to: where the test
 # suite's fake CLIs keep their call logs.
 EXTRA_ENV = "COUNCIL_TEST_WRITABLE"
+# The two switches above loosen a user's protection, so they count only where this is set
+# too: tests/conftest.py sets it for the suite and every council it starts. Anywhere else a
+# stray switch (a copied shell profile, `COUNCIL_TEST_WRITABLE=/`) is ignored and said so.
+SUITE_ENV = "COUNCIL_TEST_SUITE"
+LOOSENING_ENVS = (OFF_ENV, EXTRA_ENV)
+
+
+def _in_suite() -> bool:
+    return os.environ.get(SUITE_ENV) == "1"
+
+
+def _set(name: str) -> bool:
+    value = os.environ.get(name, "")
+    if name == OFF_ENV:
+        return value.lower() in ("1", "off", "true", "yes")
+    return bool(value.strip(os.pathsep))
+
+
+def ignored_switches() -> list[str]:
+    """The test-only switches set here but ignored: council is not under its test suite."""
+    return [] if _in_suite() else [name for name in LOOSENING_ENVS if _set(name)]
+
+
+def extra_dirs() -> list[Path]:
+    """The test suite's extra writable directories (none outside the suite)."""
+    if not _in_suite():
+        return []
+    return [Path(p) for p in os.environ.get(EXTRA_ENV, "").split(os.pathsep) if p]
 
 
 @dataclass(frozen=True)
@@ -51,7 +79,7 @@ def kernel_abi() -> int:
 
 
 def switched_off() -> bool:
-    return os.environ.get(OFF_ENV, "").lower() in ("1", "off", "true", "yes")
+    return _in_suite() and _set(OFF_ENV)
 
 
 def abi() -> int:
@@ -61,12 +89,32 @@ def abi() -> int:
 
 
 def status_line() -> str:
-    """What doctor and the setup report say about write confinement."""
+    """What doctor and the setup report say about write confinement, with any loosening."""
     if version := abi():
-        return f"Landlock ABI {version}: each CLI may write only to its room, temp dir and state"
-    if kernel_abi():
-        return f"Landlock ABI {kernel_abi()}, switched off by {OFF_ENV} (a test-only setting)"
-    return "Landlock not available: a CLI can write outside its room"
+        line = f"Landlock ABI {version}: each CLI may write only to its room, temp dir and state"
+        if extra := extra_dirs():
+            line += f", and to {os.pathsep.join(map(str, extra))} ({EXTRA_ENV}, test-only)"
+    elif kernel_abi():
+        line = f"Landlock ABI {kernel_abi()}, switched off by {OFF_ENV} (a test-only setting)"
+    else:
+        line = "Landlock not available: a CLI can write outside its room"
+    if ignored := ignored_switches():
+        line += f"; {_ignored_text(ignored)}"
+    return line
+
+
+def _ignored_text(names: list[str]) -> str:
+    return (
+        f"{' and '.join(names)} set but ignored (test-only, honoured only under council's "
+        "test suite): unset it"
+    )
+
+
+def ignored_note() -> str | None:
+    """A warning for the setup report when a test-only switch is set and ignored."""
+    if ignored := ignored_switches():
+        return f"{_ignored_text(ignored)}; write confinement is unchanged"
+    return None
 
 
 def missing_note() -> str | None:
@@ -99,7 +147,7 @@ def call_confinement(
     # A state path taken by a file gets no rule (the kernel refuses a directory's rights on
     # a file, which would stop the call): the CLI finds it in its way and says so itself.
     dirs = [Path("/dev"), *(d for d in state_dirs if d.is_dir())]
-    dirs += [Path(p) for p in os.environ.get(EXTRA_ENV, "").split(os.pathsep) if p]
+    dirs += extra_dirs()
     if tmp_dir is not None:
         dirs.append(tmp_dir)
     return Confinement(tuple(dirs), (*state_files, *files))
