@@ -22,7 +22,10 @@ from pathlib import Path
 
 project, classic = Path(sys.argv[1]), sys.argv[2] == "classic"
 prompt = sys.stdin.read()
-targets = [
+if sys.argv[2] == "meta":  # what Landlock does not stop: a file's mode and times
+    os.chmod(project / "app.py", 0o755)
+    os.utime(project / "README.md", (1, 1))
+targets = [] if sys.argv[2] == "meta" else [
     os.path.relpath(project / "app.py", os.getcwd()),  # relative, into the project
     project / "README.md",  # absolute
     project / "evil.txt",  # a new file at the project's root
@@ -129,3 +132,31 @@ def test_a_change_during_overlapping_calls_names_every_seat_that_was_calling(pro
     assert run.returncode == 0, run.stderr
     changed = [w for w in json.loads(run.stdout)["warnings"] if "project changed" in w]
     assert changed and "critic" in changed[0], changed
+
+
+@pytest.mark.skipif(not confine.kernel_abi(), reason="this kernel has no Landlock")
+def test_under_landlock_a_seat_that_chmods_or_touches_a_project_file_is_named(project):
+    configure(project, "meta")
+    run = debate(project, "--no-blind")
+    assert run.returncode == 0, run.stderr
+    warnings = json.loads(run.stdout)["warnings"]
+    assert warnings[0] == (
+        "file modes or times in the project changed during critic's call: "
+        "README.md (times), app.py (mode)"
+    ), warnings
+    assert f"warning: {warnings[0]}" in run.stderr
+
+
+def test_councils_own_stderr_redirected_into_the_project_is_no_change(project):
+    # `council debate ... 2> log.txt` in the project: it grows with every progress line
+    configure(project, "meta")
+    argv = project.argv("debate", QUESTION, "--files", "app.py", "--advocate", "sim")
+    argv += ["--critic", "sim", "--lead", "sim", "--json"]
+    with (project.root / "log.txt").open("w") as log:
+        run = subprocess.run(
+            argv, cwd=project.root, env=project.env(), stdout=subprocess.PIPE, stderr=log, text=True
+        )
+    assert run.returncode == 0
+    assert "PROPOSAL advocate ok" in (project.root / "log.txt").read_text()
+    assert json.loads(run.stdout)["warnings"] == []
+    assert "changed" not in (project.root / "log.txt").read_text()
