@@ -414,7 +414,7 @@ async def test_pi_reports_a_refused_model_call_as_its_spawned_call_would(fakes, 
     assert turn["read_only"] is True  # only pi's read-only tools were offered
 
 
-# 2.1.197 adds usage up over the process, 2.1.332 over the session (reset by `/clear`).
+# Up to 2.1.210 claude adds usage up over the process, from 2.1.211 over the session.
 @pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
 async def test_claude_reports_each_warm_calls_own_usage_whether_it_counts_per_process_or_session(
     fakes, tmp_path, version

@@ -284,14 +284,15 @@ class ClaudeStreamDriver(SessionDriver):
             await self._control(channel, "interrupt")
 
 
-# What a `result` event's running figures count from. 2.1.197 adds up every turn of the
-# process: `/clear`'s result repeats the totals so far. 2.1.332 counts per session: `/clear`
-# starts one, and its result says zero (empty `modelUsage`, `total_cost_usd` 0). Either way a
-# turn's figures are its result's less those of the `/clear` result just before it, so the
-# two are told apart by what claude prints, with no version gate: the worker's version is
-# only probed beside its start, and which release between the two changed it is unknown.
-# 2.1.332 also prints the turn's own figures (`model_usage_since_last_result`): not read, as
-# the rule above already gives them and holds on both.
+# What a `result` event's running figures count from. Up to 2.1.210 claude adds up every
+# turn of the process: `/clear`'s result repeats the totals so far. From 2.1.211 (bisected
+# against the fake model server) it counts per session: `/clear` starts one, and its result
+# says zero (empty `modelUsage`, `total_cost_usd` 0). Either way a turn's figures are its
+# result's less those of the `/clear` result just before it: the two are told apart by what
+# claude prints, not by a version gate, as the worker's version is only probed beside its
+# start (the handshake names none). 2.1.332 also prints the turn's own figures
+# (`model_usage_since_last_result`, absent from 2.1.211 to 2.1.265 at least): not read, as
+# the rule above gives them on every release.
 
 
 @dataclass(frozen=True)
