@@ -317,7 +317,7 @@ def _totals(result: Mapping[str, Any]) -> _Totals | None:
 def _turn_usage(result: Mapping[str, Any], baseline: _Totals | None) -> Usage | None:
     """One warm turn's figures, counted as `read_usage` counts a spawned call's: the rise of
     its result's running figures over `baseline` (those of the `/clear` result before it); a
-    result with no `modelUsage` (an error, 2.1.332) gives its `usage`, the turn's own. A
+    result with no `modelUsage` (an error, from 2.1.211) gives its `usage`, the turn's own. A
     figure below its baseline went back where council did not see: it is not told apart
     from a rise, so the turn's usage is None, never negative."""
     totals = _totals(result)
