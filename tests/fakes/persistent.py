@@ -5,7 +5,8 @@ session per call, as the real ones are documented in ``docs/adr/007-warm-seat-wo
 - codex ``app-server`` (JSON-RPC without the ``jsonrpc`` field; a thread per call);
 - pi ``--mode rpc`` (commands with ``type``; ``new_session`` clears the conversation);
 - claude ``-p --input-format stream-json --output-format stream-json --verbose`` (``/clear``
-  starts a new session; usage and cost in ``result`` add up over the whole process).
+  starts a new session; usage and cost in ``result`` add up over the whole process up to
+  2.1.210, over the session from 2.1.211 on: option ``version``).
 
 A session keeps the prompts it was given (its history), and every turn is recorded in
 ``<name>.calls.jsonl`` (``warm``: the protocol; ``prompt``, also as ``stdin``; ``session``,
@@ -892,6 +893,11 @@ class ClaudeStream(Server):
         self.history: list[str] = []
         self.turn: Turn | None = None
         self.total = {"in": 0, "out": 0, "cached": 0, "cost": 0.0}
+        # From 2.1.211 `modelUsage` and `total_cost_usd` count per session (`/clear` resets
+        # them); up to 2.1.210 over the process.
+        numbers = self.cli.version.split(".")
+        version = tuple(int(n) for n in numbers) if all(n.isdigit() for n in numbers) else ()
+        self.per_session = version >= (2, 1, 211)
 
     def read_only(self) -> bool:
         tools = self.plan.parsed.get("tools")
@@ -959,6 +965,8 @@ class ClaudeStream(Server):
     def user(self, text: str) -> None:
         if text.strip() == "/clear":
             self.session, self.history = uuid4(), []
+            if self.per_session:
+                self.total = {"in": 0, "out": 0, "cached": 0, "cost": 0.0}
             self.init()
             self.result(text="", turns=0)
             return
@@ -988,7 +996,8 @@ class ClaudeStream(Server):
         cost: float = 0.0,
     ) -> None:
         """One turn's result. ``usage`` is the turn's; ``modelUsage`` and ``total_cost_usd``
-        add up every turn of the process (2.1.197), as its spawned calls' do of one call."""
+        add up every turn of the process (to 2.1.210) or of the session (2.1.211 on), as its
+        spawned calls' do of one call."""
         if used is not None:
             self.total["in"] += used.input - used.cached
             self.total["cached"] += used.cached

@@ -414,11 +414,13 @@ async def test_pi_reports_a_refused_model_call_as_its_spawned_call_would(fakes, 
     assert turn["read_only"] is True  # only pi's read-only tools were offered
 
 
-async def test_claude_reports_each_warm_calls_own_usage_not_the_processs_running_total(
-    fakes, tmp_path
+# Up to 2.1.210 claude adds usage up over the process, from 2.1.211 over the session.
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+async def test_claude_reports_each_warm_calls_own_usage_whether_it_counts_per_process_or_session(
+    fakes, tmp_path, version
 ):
     seat = Seat(fakes, "claude", None, tmp_path)
-    seat.set()
+    seat.set(version=version)
     prompts = ["Question: first?\n", "Question: second, a longer one?\n"]
     async with seat.warm():
         outcomes = [await seat.ask(p) for p in prompts]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ class ClaudeAdapter(Adapter):
     name = "claude"
     vendor = "anthropic"
     binary = "claude"
-    tested_version = "2.1.197"
+    tested_version = "2.1.332"  # and 2.1.197, the previous pin (realcli suite on both)
     install_hint = "npm install -g @anthropic-ai/claude-code"
     login_hint = "run `claude` and type /login, or set ANTHROPIC_API_KEY"
     read_only_tools = "Read,Grep,Glob"
@@ -61,6 +61,8 @@ class ClaudeAdapter(Adapter):
     # TMPDIR/claude-<uid>/. It also rewrites ~/.claude.json (counters and tips) through a lock
     # directory and a temporary file beside it, in HOME itself: allowing that would open all
     # of HOME, so those writes fail and claude answers without them (strace, contract tests).
+    # 2.1.332 adds ~/.claude/plugins/store/ (its built-in plugins' usage), a socket directory
+    # TMPDIR/cc-socks/ and a file-watch probe in TMPDIR/claude-<uid>/: all inside the above.
     state_dirs = ("~/.claude",)
     host_dir_env = "CLAUDE_CONFIG_DIR"
     host_files = (
@@ -85,8 +87,9 @@ class ClaudeAdapter(Adapter):
             "json",
             "--no-session-persistence",
             "--tools",
-            # Lean: "" is no tool at all (2.1.197), and council's system prompt replaces the
-            # agent's (12.3 KB a request down to 1.2 KB, docs/lean.md).
+            # Lean: "" is no tool at all (2.1.197, 2.1.332), and council's system prompt
+            # replaces the agent's (12.3 KB a request down to 1.2 KB on 2.1.197, docs/lean.md;
+            # 14.8 KB to 1.8 KB on 2.1.332).
             "" if lean is not None else self.read_only_tools,
             "--setting-sources",
             "",
@@ -150,31 +153,16 @@ class ClaudeAdapter(Adapter):
         cost = cost_figure(payload.get("total_cost_usd"))
         per_model = payload.get("modelUsage")
         if isinstance(per_model, dict) and per_model:
-            counts = [
-                (
-                    token_count(m["inputTokens"])
-                    + token_count(m.get("cacheReadInputTokens", 0))
-                    + token_count(m.get("cacheCreationInputTokens", 0)),
-                    token_count(m["outputTokens"]),
-                )
-                for m in per_model.values()
-            ]
+            tokens = _model_tokens(per_model)
         elif isinstance(usage := payload.get("usage"), dict):
-            counts = [
-                (
-                    token_count(usage["input_tokens"])
-                    + token_count(usage.get("cache_read_input_tokens", 0))
-                    + token_count(usage.get("cache_creation_input_tokens", 0)),
-                    token_count(usage["output_tokens"]),
-                )
-            ]
+            tokens = _turn_tokens(usage)
         elif cost is None:
             return None
         else:
             return Usage(cost_usd=cost)
-        return Usage(sum(c[0] for c in counts), sum(c[1] for c in counts), cost)
+        return Usage(*tokens, cost)
 
-    # -- warm worker: stream-json on stdin (2.1.197) ----------------------------------------
+    # -- warm worker: stream-json on stdin (2.1.197 and 2.1.332) ----------------------------
 
     def warm_launch(
         self, tool: Tool, *, model: str | None, effort: str | None
@@ -230,19 +218,15 @@ class ClaudeAdapter(Adapter):
 
 
 class ClaudeStreamDriver(SessionDriver):
-    """claude's stream-json input (2.1.197): control requests (`initialize`, `interrupt`)
-    answered by a `control_response`, user messages answered by events that end with one
-    `result` object, as `-p --output-format json` prints it."""
+    """claude's stream-json input (2.1.197, 2.1.332): control requests (`initialize`,
+    `interrupt`) answered by a `control_response`, user messages answered by events that end
+    with one `result` object, as `-p --output-format json` prints it."""
 
     def __init__(self, adapter: ClaudeAdapter) -> None:
         self.adapter = adapter
         self._ids = itertools.count(1)
         self._fresh = True  # no call served yet: the session is new
         self._prompting = False
-        # `total_cost_usd` and `modelUsage` add up every turn of the process: a turn's
-        # figures are their rise.
-        self._cost = 0.0
-        self._tokens = (0, 0)
 
     async def _control(self, channel: Channel, subtype: str) -> None:
         ident = f"council-{next(self._ids)}"
@@ -276,62 +260,111 @@ class ClaudeStreamDriver(SessionDriver):
         return None
 
     async def turn(self, channel: Channel, prompt: str, room: Path) -> WarmTurn:
+        baseline: _Totals | None = _Totals()  # a new process has spent nothing
         if not self._fresh:
             cleared = await self._user(channel, "/clear")  # a new session, no model request
             if cleared.get("is_error"):
                 raise ProtocolError(f"claude refused /clear: {cleared.get('result')}")
+            baseline = _totals(cleared)
         self._fresh = False
         self._prompting = True
         try:
             result = await self._user(channel, prompt)
         finally:
             self._prompting = False
-        usage = self._usage(result)
+        usage = _turn_usage(result, baseline)
         if result.get("is_error"):
             if result.get("subtype") == "error_during_execution" and not result.get("result"):
                 return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
             return WarmTurn(replace(self.adapter.error_verdict(result, 1, ""), usage=usage))
         return WarmTurn(answer_verdict(str(result.get("result") or ""), prompt, usage))
 
-    def _usage(self, result: Mapping[str, Any]) -> Usage | None:
-        """This turn's figures, counted as `read_usage` counts a spawned call's: the rise of
-        the process's running `modelUsage` (every model it called; all input read, cached
-        included) and `total_cost_usd`; an error result's zeros in `usage`."""
-        total = cost_figure(result.get("total_cost_usd"))
-        cost = None
-        if total is not None:
-            cost, self._cost = round(max(0.0, total - self._cost), 6), total
-        per_model = result.get("modelUsage")
-        try:
-            if isinstance(per_model, Mapping) and per_model:
-                tokens = (
-                    sum(
-                        token_count(m["inputTokens"])
-                        + token_count(m.get("cacheReadInputTokens", 0))
-                        + token_count(m.get("cacheCreationInputTokens", 0))
-                        for m in per_model.values()
-                    ),
-                    sum(token_count(m["outputTokens"]) for m in per_model.values()),
-                )
-                rise = (tokens[0] - self._tokens[0], tokens[1] - self._tokens[1])
-                self._tokens = tokens
-                return Usage(rise[0], rise[1], cost)
-            usage = result.get("usage")
-            if isinstance(usage, Mapping):
-                return Usage(
-                    token_count(usage["input_tokens"])
-                    + token_count(usage.get("cache_read_input_tokens", 0))
-                    + token_count(usage.get("cache_creation_input_tokens", 0)),
-                    token_count(usage["output_tokens"]),
-                    cost,
-                )
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return None
-        return None if cost is None else Usage(cost_usd=cost)
-
     async def cancel(self, channel: Channel) -> None:
         if self._prompting:
             await self._control(channel, "interrupt")
+
+
+# What a `result` event's running figures count from. Up to 2.1.210 claude adds up every
+# turn of the process: `/clear`'s result repeats the totals so far. From 2.1.211 (bisected
+# against the fake model server) it counts per session: `/clear` starts one, and its result
+# says zero (empty `modelUsage`, `total_cost_usd` 0). Either way a turn's figures are its
+# result's less those of the `/clear` result just before it: the two are told apart by what
+# claude prints, not by a version gate, as the worker's version is only probed beside its
+# start (the handshake names none). 2.1.332 also prints the turn's own figures
+# (`model_usage_since_last_result`, absent from 2.1.211 to 2.1.265 at least): not read, as
+# the rule above gives them on every release.
+
+
+@dataclass(frozen=True)
+class _Totals:
+    """A result's running figures: `modelUsage` counted as `read_usage` counts it (None
+    when empty: no model called yet, or an error result), and `total_cost_usd`."""
+
+    tokens: tuple[int, int] | None = None
+    cost: float | None = None
+
+
+def _totals(result: Mapping[str, Any]) -> _Totals | None:
+    """None when a figure is not a count: nothing can be counted from it."""
+    try:
+        per_model = result.get("modelUsage")
+        tokens = _model_tokens(per_model) if isinstance(per_model, Mapping) and per_model else None
+        return _Totals(tokens, cost_figure(result.get("total_cost_usd")))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _turn_usage(result: Mapping[str, Any], baseline: _Totals | None) -> Usage | None:
+    """One warm turn's figures, counted as `read_usage` counts a spawned call's: the rise of
+    its result's running figures over `baseline` (those of the `/clear` result before it); a
+    result with no `modelUsage` (an error, from 2.1.211) gives its `usage`, the turn's own. A
+    figure below its baseline went back where council did not see: it is not told apart
+    from a rise, so the turn's usage is None, never negative."""
+    totals = _totals(result)
+    if totals is None or baseline is None:
+        return None
+    cost = None
+    if totals.cost is not None:
+        rise = totals.cost - (baseline.cost or 0.0)
+        if rise < 0:
+            return None
+        cost = round(rise, 9)  # float noise of the subtraction, far below a cent
+    if totals.tokens is not None:
+        before = baseline.tokens or (0, 0)
+        tokens = (totals.tokens[0] - before[0], totals.tokens[1] - before[1])
+        if min(tokens) < 0:
+            return None
+        return Usage(*tokens, cost)
+    try:
+        if isinstance(usage := result.get("usage"), Mapping):
+            return Usage(*_turn_tokens(usage), cost)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return None if cost is None else Usage(cost_usd=cost)
+
+
+def _model_tokens(per_model: Mapping[str, Any]) -> tuple[int, int]:
+    """Input (uncached, cache reads and cache writes) and output, summed over the models."""
+    counts = [
+        (
+            token_count(m["inputTokens"])
+            + token_count(m.get("cacheReadInputTokens", 0))
+            + token_count(m.get("cacheCreationInputTokens", 0)),
+            token_count(m["outputTokens"]),
+        )
+        for m in per_model.values()
+    ]
+    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+
+def _turn_tokens(usage: Mapping[str, Any]) -> tuple[int, int]:
+    """`usage` (the main conversation's turns), counted as `_model_tokens` counts."""
+    return (
+        token_count(usage["input_tokens"])
+        + token_count(usage.get("cache_read_input_tokens", 0))
+        + token_count(usage.get("cache_creation_input_tokens", 0)),
+        token_count(usage["output_tokens"]),
+    )
 
 
 def _result_object(stdout: str) -> dict | None:
