@@ -466,6 +466,53 @@ open("saved", "w").write("state")
     assert not (tmp_path / "saved").exists()
 
 
+async def cancelled_after_ready(tmp_path: Path, script: str) -> WorkerProcess:
+    """A worker whose task group (its pumps and exit watcher) was cancelled once it was
+    ready, as Ctrl-C cancels a run's tasks before the workers are closed."""
+    process = make_worker(tmp_path, script)
+    async with anyio.create_task_group() as tg:
+        await process.start(tg)
+        with anyio.fail_after(10):
+            assert await process.receive() == {"ready": True}
+        tg.cancel_scope.cancel()
+    return process
+
+
+async def test_close_after_ctrl_c_sees_a_worker_exit_without_its_cancelled_watcher(tmp_path):
+    polite = "say(ready=True)\nsys.stdin.read()\n"
+    process = await cancelled_after_ready(tmp_path, polite)
+    pid = process.pid
+    assert pid is not None
+    try:
+        # It exits as soon as its stdin closes: close must not sit out its whole wait.
+        ended = await finishes(lambda: process.close(0.5, wait_s=60), within=20, release=pid)
+        assert ended, "close waited for an exit event its cancelled watcher never set"
+        assert process.exit_code == 0
+    finally:
+        await process.kill(0.5)
+
+
+async def test_a_second_ctrl_c_while_close_waits_kills_the_worker_at_once(tmp_path):
+    deaf = "say(ready=True)\nwhile True:\n    time.sleep(1)\n"  # never reads its stdin
+    process = await cancelled_after_ready(tmp_path, deaf)
+    pid = process.pid
+    assert pid is not None
+
+    async def close_then_hurry() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(process.close, 30.0, 60.0)
+            await anyio.sleep(0.2)  # close is waiting for the exit by now
+            proctree.hurry()
+
+    try:
+        ended = await finishes(close_then_hurry, within=20, release=pid)
+        assert ended, "a second Ctrl-C did not cut close's wait short"
+        assert process.exit_code == -signal.SIGKILL
+    finally:
+        proctree.unhurried()
+        await process.kill(0.5)
+
+
 async def test_close_kills_a_worker_that_ignores_both_its_closed_input_and_sigterm(tmp_path):
     stubborn = """
 signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -251,9 +251,13 @@ class WorkerProcess:
             if proc is not None and proc.stdin is not None:
                 with suppress(OSError):
                     proc.stdin.close()
-            if proc is not None and not hurried():
+            if proc is not None:
+                # Its exit is polled, not awaited on `exited`: the watcher that sets it ends
+                # with the cancellation (Ctrl-C) that brings most closes here. A second
+                # Ctrl-C while it waits cuts the wait short.
                 with anyio.move_on_after(wait_s):
-                    await self.exited.wait()
+                    while proc.poll() is None and not hurried():  # noqa: ASYNC110
+                        await anyio.sleep(_EXIT_POLL_S)
             await self._end(grace_s)
 
     async def kill(self, grace_s: float) -> None:
