@@ -39,7 +39,7 @@ class Progress:
         verbose: bool = False,
         live: bool | None = None,
     ) -> None:
-        self.stream = stream or sys.stderr
+        self.stream: TextIO = _Terminal(stream or sys.stderr)
         self.quiet = quiet
         self.verbose = verbose
         self.live = (self.stream.isatty() if live is None else live) and not quiet
@@ -48,6 +48,12 @@ class Progress:
         self._drawn = 0
         self._log: int | None = None  # the fd of progress.log, once the record exists
         self._unlogged: list[str] = []  # lines from before that
+
+    def terminal_gone(self) -> None:
+        """The terminal hung up (SIGHUP): nothing more is shown; progress.log goes on."""
+        assert isinstance(self.stream, _Terminal)
+        self.stream.gone = True
+        self.live = False
 
     def log_to(self, path: Path) -> None:
         """Append every line to `path` from now on, and the lines written so far."""
@@ -129,3 +135,37 @@ class Progress:
                 f"  {name.ljust(width)}  {line.phase:<13} {line.state:<12}{elapsed}{limit}{words}\n"
             )
         self._drawn = len(self.seats)
+
+
+class _Terminal:
+    """The stream progress is shown on, which may go away mid-run: a closed terminal (EIO),
+    a reader that left (EPIPE). Showing progress must never end a run: once a write fails,
+    nothing more is written there (the record's progress.log keeps every line)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):  # ValueError: the stream was closed
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self.gone = True
+
+    def isatty(self) -> bool:
+        try:
+            return not self.gone and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)

@@ -7,6 +7,7 @@ where a command's result or error becomes an exit code and a message.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -80,17 +81,25 @@ class CouncilGroup(click.Group):
         try:
             code = super().invoke(ctx)
         except CouncilError as exc:
-            click.echo(f"council: {exc}", err=True)
+            _say(f"council: {exc}")
             code = exc.exit_code
         except (click.exceptions.Exit, click.ClickException):
             raise
         except (click.exceptions.Abort, KeyboardInterrupt):
-            click.echo("council: interrupted", err=True)
+            _say("council: interrupted")
             code = ExitCode.INTERRUPTED
         except BrokenPipeError:
             # The reader went away (`council ... | head -1`): nothing left to say to it.
-            _silence_stdout()
+            _silence(sys.stdout)
             code = ExitCode.BROKEN_PIPE
+        except OSError as exc:
+            if exc.errno not in (errno.EIO, errno.ENXIO):
+                raise
+            # The terminal closed (its window, an ssh session): the run ended as Ctrl-C ends
+            # it (SIGHUP), and there is no one left to tell.
+            _silence(sys.stdout)
+            _silence(sys.stderr)
+            code = ExitCode.INTERRUPTED
         except Exception as exc:
             if _verbose(ctx):
                 raise
@@ -101,6 +110,12 @@ class CouncilGroup(click.Group):
                 err=True,
             )
             code = ExitCode.INTERNAL
+        for stream in (sys.stdout, sys.stderr):
+            # What is still buffered for a terminal that closed would fail at exit (status 120).
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                _silence(stream)
         ctx.exit(int(code or ExitCode.OK))
 
 
@@ -117,11 +132,24 @@ def _keep_traceback(exc: BaseException) -> str:
     return str(path)
 
 
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's final flush finds no broken pipe."""
+def _silence(stream: Any) -> None:
+    """Point `stream` at /dev/null, so the interpreter's final flush finds no broken pipe or
+    closed terminal."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, fd)
     os.close(devnull)
+
+
+def _say(text: str) -> None:
+    """One line on stderr, unless nobody is there any more (a closed terminal)."""
+    try:
+        click.echo(text, err=True)
+    except OSError:
+        _silence(sys.stderr)
 
 
 def _verbose(ctx: click.Context) -> bool:

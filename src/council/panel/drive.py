@@ -1,9 +1,11 @@
 """Running a protocol's lead under signal handling (docs/spec/protocol.md section 6).
 
-Ctrl-C or SIGTERM cancels the lead: every seat's process tree is killed (the runner does that
+Ctrl-C or any other signal that ends a terminal session (SIGTERM, SIGHUP when the terminal
+closes, SIGQUIT) cancels the lead: every seat's process tree is killed (the runner does that
 in shielded scopes) and the caller marks its state `interrupted`; a second one skips every
-grace period. While it runs, council is the child subreaper of what its CLIs spawn, and what
-escaped its call is killed at the end. A `CouncilError` raised
+grace period. After SIGHUP the terminal is gone: progress stops writing to it. While it
+runs, council is the child subreaper of what its CLIs spawn, and what escaped its call is
+killed at the end. A `CouncilError` raised
 inside the lead's task groups is unwrapped here, at the lead's boundary; anything else is a bug
 and propagates.
 """
@@ -30,6 +32,9 @@ from council.runner import proctree, reaper
 from council.runs.record import Record, now_iso
 
 TRACEBACK = "council.err"  # a bug's traceback, in the record
+# What ends a run as Ctrl-C does: each is how a terminal session ends (its window closed:
+# SIGHUP; Ctrl-\: SIGQUIT; a logout or `kill`: SIGTERM).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 @dataclass
@@ -41,7 +46,7 @@ class Driven:
 def drive(
     protocol: Callable[[], Awaitable[None]], progress: Progress, traceback_to: Path | None = None
 ) -> Driven:
-    """Run `protocol` to its end, or until SIGINT or SIGTERM; redraw the live view meanwhile.
+    """Run `protocol` to its end, or until a stop signal; redraw the live view meanwhile.
     A bug's traceback is kept in `traceback_to` (the record's `council.err`)."""
     driven = Driven()
     started = time.time()
@@ -57,8 +62,10 @@ def drive(
                     # (each seat kills its CLI's tree: SIGTERM, grace, SIGKILL); a second one
                     # cuts every grace period short, so a CLI that ignores SIGTERM cannot hold
                     # council up, nor be abandoned by a KeyboardInterrupt.
-                    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                        async for _ in signals:
+                    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+                        async for received in signals:
+                            if received == signal.SIGHUP:
+                                progress.terminal_gone()
                             if driven.interrupted:
                                 proctree.hurry()
                                 progress.warn("interrupted again: killing every CLI now")
