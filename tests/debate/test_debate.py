@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from council.runner.environment import CALL_MARKER
 from project import QUESTION, Project, late_ready_sim, validate, wait_for
 
 from fakes.install import install_fakes
@@ -351,7 +352,9 @@ def processes_of(council_pid: int) -> list[psutil.Process]:
     return found
 
 
-def interrupted_in_challenge(project: Project, sig: int) -> tuple[subprocess.Popen, str]:
+def interrupted_in_challenge(
+    project: Project, sig: int, *, watchdog_too: bool = False
+) -> tuple[subprocess.Popen, str]:
     hang_config(project, 60, "      COUNCIL_SIM_HANG: '1'\n")
     council = project.start("debate", QUESTION, "--sim", "--with", "sim-slow")
 
@@ -363,6 +366,13 @@ def interrupted_in_challenge(project: Project, sig: int) -> tuple[subprocess.Pop
 
     try:
         wait_for(critic_answered)
+        if watchdog_too:  # as an OOM kill of both would: nothing then cleans up at once
+            (watchdog,) = [
+                child
+                for child in psutil.Process(council.pid).children()
+                if any(arg.startswith(f"{CALL_MARKER}=") for arg in child.cmdline())
+            ]
+            watchdog.kill()
         council.send_signal(sig)
     finally:
         _, stderr = council.communicate(timeout=30)
@@ -391,7 +401,8 @@ def test_sigint_during_challenge_exits_130_kills_everything_and_resume_repeats_n
 
 
 def test_a_council_killed_with_sigkill_during_challenge_can_be_resumed(project):
-    council, _ = interrupted_in_challenge(project, signal.SIGKILL)
+    # Its watchdog killed first: the hung proxy outlives them, and resume sweeps it.
+    council, _ = interrupted_in_challenge(project, signal.SIGKILL, watchdog_too=True)
     assert council.returncode == -signal.SIGKILL
     left = processes_of(council.pid)  # the hung proxy outlived its council
     assert left

@@ -4,6 +4,7 @@ session: the run ends as Ctrl-C ends it (every CLI's tree killed, the state save
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,8 +12,10 @@ import time
 from pathlib import Path
 
 import pexpect
+import psutil
 import pytest
 
+from council.runner.environment import CALL_MARKER
 from project import QUESTION, Project, wait_for
 
 HANGING_CRITIC = (
@@ -111,4 +114,51 @@ def test_a_detached_run_sent_sighup_ends_interrupted_and_resumes(project):
     waited = project.run("wait", run_id, timeout=120)
     assert waited.returncode == 130 and "interrupted" in waited.stderr
     assert state_of(project)["status"] == "interrupted"
+    resumes_to_the_end(project)
+
+
+def processes_of(council_pid: int) -> list[psutil.Process]:
+    """The live processes a council started for its calls (their marker names its pid)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            marker = proc.environ().get(CALL_MARKER, "")
+            if marker.startswith(f"{council_pid}-") and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def killed_with_no_cleanup(council_pid: int) -> list[psutil.Process]:
+    """SIGKILL a council whose critic hangs mid-call: what of its run is left a while later
+    (the watchdog's grace is 1 s; waited for up to 15 s, a busy machine included)."""
+    assert processes_of(council_pid), "the hung call should be running by now"
+    os.kill(council_pid, signal.SIGKILL)
+    deadline = time.monotonic() + 15
+    while (left := processes_of(council_pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for proc in left:  # a failing test leaves nothing behind either
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    return left
+
+
+def test_a_council_killed_with_sigkill_leaves_no_cli_running(project):
+    council = project.start(*DEBATE)
+    try:
+        wait_for(lambda: challenge_hangs(project), timeout=60)
+        left = killed_with_no_cleanup(council.pid)
+    finally:
+        council.kill()
+        council.communicate(timeout=30)
+    assert left == [], [p.cmdline()[:3] for p in left]
+
+
+def test_a_detached_council_killed_with_sigkill_leaves_no_cli_running(project):
+    started = project.run(*DEBATE, "--detach", "--json")
+    assert started.returncode == 0, started.stderr
+    wait_for(lambda: challenge_hangs(project), timeout=60)
+    left = killed_with_no_cleanup(state_of(project)["pid"])
+    assert left == [], [p.cmdline()[:3] for p in left]
     resumes_to_the_end(project)

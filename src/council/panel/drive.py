@@ -95,8 +95,10 @@ def drive(
                 raise
 
     try:
-        # Descendants that escape their call (setsid, double fork, env -i) come back to us.
-        with reaper.subreaper():
+        # What this run starts is killed even if council is killed (SIGKILL) before its
+        # cleanup; descendants that escape their call (setsid, double fork, env -i) come back
+        # to us.
+        with reaper.watchdog_running(), reaper.subreaper():
             anyio.run(main)
     except KeyboardInterrupt:  # a third Ctrl-C, after the cleanup
         driven.interrupted = True

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 
 import psutil
 
+from council.runner import watchdog
+
 _PR_SET_CHILD_SUBREAPER = 36
 # prctl(2) takes five arguments; for this option the kernel reads only the second.
 _UNUSED_PRCTL_ARGS = (0, 0, 0)
@@ -79,10 +81,28 @@ def enabled() -> bool:
 def note_spawned(pid: int) -> None:
     """A child council started itself (call with `spawn_lock` held, right after the fork)."""
     _spawned.add(pid)
+    watchdog.watched(pid)
 
 
 def note_reaped(pid: int) -> None:
     _spawned.discard(pid)
+    watchdog.unwatched(pid)
+
+
+@contextlib.contextmanager
+def watchdog_running() -> Iterator[None]:
+    """A watchdog (runner/watchdog.py) for the block: what council starts inside it is killed
+    even if council dies without its cleanup. The watchdog is council's own child, never
+    taken for an escaped descendant (it leads a session of its own)."""
+    with spawn_lock:
+        pid = watchdog.start()
+        if pid is not None:
+            _spawned.add(pid)
+    try:
+        yield
+    finally:
+        if (ended := watchdog.stop()) is not None:
+            _spawned.discard(ended)
 
 
 @contextlib.contextmanager
