@@ -32,9 +32,6 @@ from council.prompts import render
 from council.runner import CallFiles, RetryPolicy, Timeouts, confine, run_call
 from council.runner.resolve import PROBE_TIMEOUT_S, Resolution, resolve_tool
 
-# A call's whole budget under --probe: a CLI's cold start (a node CLI's first call takes some
-# seconds) and one short answer, far below a seat's soft timeout.
-CALL_PROBE_TIMEOUT_S = 60.0
 PROBE_GRACE_S = 2.0
 ROLES = ("advocate", "critic", "lead", "proxies")
 _PROBLEM_CHARS = 300
