@@ -176,6 +176,98 @@ class VersionInfo:
     unusable: str | None = None  # why this install cannot run a debate, with the fix
 
 
+# A version in a CLI's output: "2.1.197 (Claude Code)", "codex-cli 0.171.0", "kimi, version
+# 1.51.0", "v22.23.3"; its pre-release ("-beta.2", PEP 440's "rc1", ".dev3") is group 2, its
+# build metadata ("+abc") is dropped. Never one glued to a word ("gemini2") or a dotted name.
+_VERSION = re.compile(
+    r"(?<![\w.])v?(\d+(?:\.\d+)+)(-[0-9A-Za-z][0-9A-Za-z.-]*|(?:a|b|rc|\.dev)\d+)?"
+    r"(?:\+[0-9A-Za-z.-]+)?"
+)
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """The release numbers of the first version in `text` ("codex-cli 0.171.0" -> (0, 171, 0)),
+    or None when it names none. For version gates: `parse_version(v) >= (0, 24)`; a pre-release
+    counts as its release here (1.6.0-beta.2 -> (1, 6, 0)), since it usually carries what its
+    release brings. `same_version` tells the two apart."""
+    match = _VERSION.search(text or "")
+    return tuple(int(part) for part in match.group(1).split(".")) if match else None
+
+
+def version_at_least(text: str | None, minimum: tuple[int, ...]) -> bool:
+    """True when `text` names a version at or after `minimum` (as `parse_version` reads it);
+    False when it is older or names no version."""
+    found = parse_version(text)
+    return found is not None and found >= minimum
+
+
+def same_version(a: str | None, b: str | None) -> bool:
+    """True when `a` and `b` name the same release: numbers compared as numbers (2.1 is 2.1.0,
+    2.1.19 is not 2.1.197), the pre-release too (2.1.0-beta.1 is not 2.1.0); prefixes and
+    suffixes around the version ("codex-cli", "(Claude Code)") do not count."""
+    found_a, found_b = _VERSION.search(a or ""), _VERSION.search(b or "")
+    if found_a is None or found_b is None:
+        return False
+    return _release(found_a) == _release(found_b) and found_a.group(2) == found_b.group(2)
+
+
+def versions_in(text: str | None) -> tuple[str, ...]:
+    """Every version `text` names, as written ("1.51.0 (kimi-cli), 2.1.0 (kimi-code)" ->
+    ("1.51.0", "2.1.0"))."""
+    return tuple(m.group(0) for m in _VERSION.finditer(text or ""))
+
+
+def _release(match: re.Match[str]) -> tuple[int, ...]:
+    numbers = [int(part) for part in match.group(1).split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+@dataclass(frozen=True)
+class KnownBroken:
+    """Releases of a CLI council knows to be broken: what breaks and the way round it, for
+    `council doctor` and a warning when a seat runs one. Facts only (a vendor's bug, an
+    archived release), never a gap of council's own that a council release fixes."""
+
+    breaks: str  # what goes wrong, for a user: "an archived stub that cannot answer"
+    workaround: str  # what to do instead: "install kimi-code: npm install -g ..."
+    since: tuple[int, ...] | None = None  # the first broken release; None: every one before
+    before: tuple[int, ...] | None = None  # the first fixed release; None: none fixed yet
+    variant: str | None = None  # only this one of the programs behind the binary (kimi-cli)
+    # True: council refuses the CLI (a seat on it cannot run) rather than warn.
+    unusable: bool = False
+
+    def applies(self, version: str | None, variant: str | None = None) -> bool:
+        """Whether a CLI reporting `version` (and `variant`) is in this range; an unknown
+        version is in none."""
+        found = parse_version(version)
+        if found is None or (self.variant is not None and variant != self.variant):
+            return False
+        return (self.since is None or found >= self.since) and (
+            self.before is None or found < self.before
+        )
+
+    @property
+    def versions(self) -> str:
+        """The range as doctor shows it: ">= 1.52", "< 0.9", ">= 1.2, < 1.4"."""
+        since = f">= {_dotted(self.since)}" if self.since else ""
+        before = f"< {_dotted(self.before)}" if self.before else ""
+        shown = ", ".join(filter(None, (since, before))) or "every release"
+        return f"{self.variant} {shown}" if self.variant else shown
+
+    def warning(self, cli: str, version: str | None) -> str:
+        """One line naming the version, what breaks and the way round."""
+        return (
+            f"{cli} {version} is a known-broken release ({self.versions}): {self.breaks}; "
+            f"{self.workaround}"
+        )
+
+
+def _dotted(numbers: tuple[int, ...]) -> str:
+    return ".".join(map(str, numbers))
+
+
 @dataclass(frozen=True)
 class AuthState:
     """A fast, local look for credentials; never a network call. `found` None = can't tell."""
@@ -264,11 +356,17 @@ _TELLING = re.compile(
 )
 
 
+# A frame of a stack trace: Node's "    at f (file.js:1:2)", Python's '  File "x.py", line 3'.
+_STACK_FRAME = re.compile(r"^(?:at\s+\S|File \"[^\"]*\", line \d+)")
+
+
 def telling_line(text: str, limit: int = 240) -> str:
     """The line of a CLI's output that best says what went wrong: the last one of its last
     20 lines that names an error, else the last one with words in it. Lines of box drawing,
-    rules or bare punctuation (a TUI's frame) never."""
+    rules or bare punctuation (a TUI's frame) never, nor a stack trace's frames (a crash's
+    telling line is its exception: "SyntaxError: ...")."""
     lines = [line.strip() for line in text.strip().splitlines()[-20:]]
+    lines = [line for line in lines if not _STACK_FRAME.match(line)]
     worded = [line for line in lines if sum(c.isalpha() for c in line) >= 3]
     telling = [line for line in worded if _TELLING.search(line)]
     chosen = (telling or worded or [""])[-1]
@@ -310,15 +408,19 @@ class Adapter:
     name: ClassVar[str]
     vendor: ClassVar[str]
     binary: ClassVar[str]
+    # The version the contract tests (tests/realcli) run now, as doctor shows it; it may
+    # name one per program behind the binary ("1.51.0 (kimi-cli), 2.1.0 (kimi-code)").
     tested_version: ClassVar[str | None] = None
+    # Earlier pins the realcli suite still covers (its version-gated tests run them too):
+    # tested as well. A version in neither is untested, however close (see `is_tested`).
+    tested_versions: ClassVar[tuple[str, ...]] = ()
+    # Releases known to be broken, with what breaks and the way round (`KnownBroken`).
+    known_broken: ClassVar[tuple[KnownBroken, ...]] = ()
     install_hint: ClassVar[str] = ""
     login_hint: ClassVar[str] = ""
     sandbox: ClassVar[str] = "clean room only"  # read-only measures, as doctor shows them
     env_prefixes: ClassVar[tuple[str, ...]] = ()  # this vendor's variables reach its CLI
     env_names: ClassVar[tuple[str, ...]] = ()
-    # Variables set for every run of this CLI, its version probe included (a call's own come
-    # from `build`, on top of these).
-    fixed_env: ClassVar[Mapping[str, str]] = {}
     # Variables set for every run of this CLI, its version probe included (a call's own come
     # from `build`, on top of these).
     fixed_env: ClassVar[Mapping[str, str]] = {}
@@ -390,11 +492,37 @@ class Adapter:
         match = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?", stdout or stderr)
         if exit_code != 0 or not match:
             probe = " ".join((self.binary, *(self.version_argv() or ())))
-            return VersionInfo(
-                None,
-                unusable=f"`{probe}` failed: {first_line(stderr or stdout) or f'exit {exit_code}'}",
-            )
+            said = telling_line(stderr or stdout) or f"exit {exit_code}"
+            return VersionInfo(None, unusable=f"`{probe}` failed: {said}")
         return VersionInfo(match.group(0))
+
+    @property
+    def user_defined(self) -> bool:
+        """A CLI of the config's own (`clis.<name>.command`, no built-in adapter)."""
+        return self.settings.adapter == "custom"
+
+    def tested(self) -> tuple[str, ...]:
+        """Every version council's contract tests ran this CLI at: those `tested_version`
+        names and the earlier pins of `tested_versions`."""
+        return (*versions_in(self.tested_version), *self.tested_versions)
+
+    def is_tested(self, version: str | None) -> bool | None:
+        """True when council's contract tests ran this very version (`same_version`, never a
+        prefix: 2.1.19 is not 2.1.197); False when they did not, and always for a user-defined
+        CLI (no contract test ran it); None when it cannot tell (no version, or an adapter
+        that names none, as the simulator)."""
+        if self.user_defined:
+            return False
+        tested = self.tested()
+        if version is None or not tested:
+            return None
+        return any(same_version(version, t) for t in tested)
+
+    def known_broken_for(
+        self, version: str | None, variant: str | None = None
+    ) -> list[KnownBroken]:
+        """The entries of `known_broken` a CLI reporting `version` (and `variant`) falls in."""
+        return [entry for entry in self.known_broken if entry.applies(version, variant)]
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         return AuthState(None, "not checked")

@@ -83,6 +83,7 @@ class DebateRoster(Roster):
             )
         self.lead_tool = resolved.tool
         self.record_tool(lead, resolved.tool)
+        await self.warn_known_broken(lead.cli, resolved.tool.version, resolved.tool.variant)
         await self.journal.note(
             f"lead's CLI ready: {lead.cli} {resolved.tool.version or ''}".rstrip(),
             path=resolved.tool.command[0],

@@ -84,6 +84,7 @@ class Roster:
         self._tg: TaskGroup | None = None
         self.max_warm_seats = max_warm_seats
         self._warm_seats: set[str] = set()
+        self._warned_broken: set[str] = set()  # CLIs already warned of as known broken
 
     @property
     def seats(self) -> tuple[SeatPlan, ...]:
@@ -269,12 +270,23 @@ class Roster:
             return
         self.ready[seat.name] = report
         self.record(seat, "ready", version=report.version, path=report.path)
+        await self.warn_known_broken(seat.cli, report.version, report.variant)
         if report.worker is not None:
             self.record_worker(seat.name, dict(report.worker))
             self.journal.save()
             if problem := report.worker.get("problem"):
                 await self.journal.note(f"{seat.name} spawns its CLI per call: {problem}")
         self.journal.progress.seat(seat.name, phase="READY", state="ready")
+
+    async def warn_known_broken(self, cli: str, version: str | None, variant: str | None) -> None:
+        """A CLI on a release its adapter lists as known broken (`Adapter.known_broken`) sits
+        with a warning naming the version, what breaks and the way round: once per CLI."""
+        if cli in self._warned_broken:
+            return
+        adapter = adapter_for(cli, self.config.clis)
+        for entry in adapter.known_broken_for(version, variant):
+            self._warned_broken.add(cli)
+            await self.journal.warn(entry.warning(cli, version))
 
     def record(self, seat: SeatPlan, status: str, **about: str | None) -> None:
         self.journal.state.seats[seat.name] = {

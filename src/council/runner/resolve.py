@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import anyio
 
@@ -24,7 +24,8 @@ class Resolution:
 
 async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> Resolution:
     """Locate the CLI and run its version probe (never the bare command: see kimi), unless the
-    adapter has none."""
+    adapter has none. A release its adapter lists as known broken and unusable is refused
+    with what breaks and the way round (`Adapter.known_broken`)."""
     command = adapter.locate()
     if command is None:
         hint = f"; install: {adapter.install_hint}" if adapter.install_hint else ""
@@ -46,6 +47,10 @@ async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> 
         shown = " ".join((command[0], *version_args))
         return Resolution(adapter, None, problem=f"`{shown}` did not answer within {timeout_s:g}s")
     info = adapter.read_version(probe.exit_code, probe.stdout, probe.stderr)
+    if not info.unusable:
+        refused = [e for e in adapter.known_broken_for(info.version, info.variant) if e.unusable]
+        if refused:
+            info = replace(info, unusable=refused[0].warning(adapter.display_name, info.version))
     if info.unusable:
         return Resolution(adapter, None, info, problem=info.unusable)
     tool = Tool(adapter.display_name, tuple(command), info.version, info.variant)
