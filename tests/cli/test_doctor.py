@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from council.runner import confine
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 
 from fakes.install import install_fakes
@@ -30,7 +31,13 @@ def doctor(
         text=True,
         timeout=60,
         cwd=tmp_path,
-        env={"PATH": ":".join(map(str, path_dirs)), "HOME": str(home), "LANG": "C.UTF-8", **env},
+        env={
+            "PATH": ":".join(map(str, path_dirs)),
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            confine.SUITE_ENV: "1",  # the test-only writable dirs below count only so
+            **env,
+        },
     )
 
 
@@ -178,7 +185,6 @@ def test_a_broken_config_file_is_exit_4_with_one_line(tmp_path, empty_bin):
 
 
 def test_doctor_reports_the_landlock_abi_or_that_writes_are_not_confined(tmp_path, empty_bin):
-    from council.runner import confine
 
     report = json.loads(doctor(tmp_path, [empty_bin], "--json").stdout)
     assert report["landlock_abi"] == confine.kernel_abi()
@@ -187,7 +193,7 @@ def test_doctor_reports_the_landlock_abi_or_that_writes_are_not_confined(tmp_pat
         assert f"write confinement: Landlock ABI {confine.kernel_abi()}" in table
     else:
         assert "write confinement: Landlock not available" in table
-    off = doctor(tmp_path, [empty_bin], "--json", **{confine.OFF_ENV: "1", confine.SUITE_ENV: "1"})
+    off = doctor(tmp_path, [empty_bin], "--json", **{confine.OFF_ENV: "1"})
     assert json.loads(off.stdout)["landlock_abi"] == 0
 
 
