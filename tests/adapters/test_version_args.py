@@ -60,6 +60,18 @@ def test_no_version_args_means_no_probe_and_an_unknown_version(mine):
     assert "--version` failed: mine: unknown option --version" in failed.problem
 
 
+@pytest.mark.parametrize(
+    ("printed", "version"), [("v1", "1"), ("mytool 7", "7"), ("build 12\n", "12")]
+)
+def test_a_version_without_a_dot_is_a_version(tmp_path, printed, version):
+    script = tmp_path / "vtool.py"
+    script.write_text(f"print({printed!r})\n")
+    config = parse_config({"clis": {"vtool": settings(script)}})
+    resolution = anyio.run(resolve_tool, adapter_for("vtool", config.clis))
+    assert resolution.tool is not None, resolution.problem
+    assert resolution.tool.version == version
+
+
 def test_other_version_args_replace_the_probe(tmp_path):
     script = tmp_path / "vtool.py"
     script.write_text("import sys\nprint('vtool 2.0' if sys.argv[1:] == ['-V'] else 'no')\n")

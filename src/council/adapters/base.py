@@ -489,12 +489,13 @@ class Adapter:
         return ("--version",)
 
     def read_version(self, exit_code: int | None, stdout: str, stderr: str) -> VersionInfo:
-        match = re.search(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?", stdout or stderr)
-        if exit_code != 0 or not match:
+        text = stdout or stderr
+        version = _dotted_or_bare_version(text)
+        if exit_code != 0 or version is None:
             probe = " ".join((self.binary, *(self.version_argv() or ())))
             said = telling_line(stderr or stdout) or f"exit {exit_code}"
             return VersionInfo(None, unusable=f"`{probe}` failed: {said}")
-        return VersionInfo(match.group(0))
+        return VersionInfo(version)
 
     @property
     def user_defined(self) -> bool:
@@ -648,6 +649,18 @@ class Adapter:
         return WarmTurn(
             Verdict(Status.ERROR, detail=f"the session stopped early ({outcome.stop_reason})")
         )
+
+
+_DOTTED = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-.+][\w.]+)?")
+_BARE = re.compile(r"(?<![\w.-])v?(\d+)(?![\w.])")
+
+
+def _dotted_or_bare_version(text: str) -> str | None:
+    """The version a probe printed: a dotted one first, else a bare number (`mytool v1`)."""
+    if dotted := _DOTTED.search(text):
+        return dotted.group(0)
+    bare = _BARE.search(text)
+    return bare.group(1) if bare else None
 
 
 def _under(home: Path, path: str) -> Path:
