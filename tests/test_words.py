@@ -102,3 +102,20 @@ def test_the_first_words_of_a_question_end_with_dots_only_when_there_are_more():
     assert first_words("Should we  cache\nsessions in Redis?", 3) == "Should we cache ..."
     assert first_words("Cache sessions?", 2) == "Cache sessions?"
     assert first_words("Cache sessions?", 3) == "Cache sessions?"
+
+
+def test_a_token_past_64_characters_counts_one_word_per_64_begun():
+    assert count_words("a" * 64) == 1
+    assert count_words("a" * 65) == 2
+    assert count_words("see " + "x" * 640 + " now") == 12
+
+
+def test_a_huge_one_line_token_is_cut_to_the_limit_in_size_too():
+    # a reply that starts with a 1.5 MB base64 line is not 26 words
+    blob = "QUJD" * 375_000
+    reply = f"{blob} then the plan holds. VOTE: agree"
+    cut = truncate(reply, 300)
+    assert cut.truncated and cut.original_words == 1_500_000 // 64 + 1 + 6
+    assert cut.words == 300
+    assert len(cut.text) < 300 * 64 + 100
+    assert cut.text.endswith(f"[truncated: original ~{cut.original_words} words]")

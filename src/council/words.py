@@ -2,8 +2,10 @@
 
 A word is a whitespace-separated token, except that each CJK ideograph or kana counts as one
 word on its own (Chinese and Japanese do not separate words with spaces). Hangul is written
-with spaces, so Korean is counted by tokens like English. A reply over its limit is cut at the
-last sentence end within the limit, or at the limit itself when there is none.
+with spaces, so Korean is counted by tokens like English. A token longer than 64 characters
+(a base64 blob, a minified line) counts as one word per 64 characters begun: a limit in words
+is then a limit in size too, and such a token is cut inside. A reply over its limit is cut at
+the last sentence end within the limit, or at the limit itself when there is none.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ _TOKEN = re.compile(r"\S+")
 _SENTENCE_END = ".!?。！？"  # noqa: RUF001 - the full-width marks end CJK sentences
 _CJK_SENTENCE_END = "。！？"  # noqa: RUF001
 _CLOSERS = "\"')]}»”’」』"  # noqa: RUF001
+# Characters one word may hold: past this a token counts as more words (a URL of up to 64
+# characters is one word; a 1.5 MB base64 line is ~24,600, not one).
+LONG_WORD = 64
 
 
 # A namedtuple, not a dataclass: the simulator imports this module, and `dataclasses` would
@@ -31,6 +36,7 @@ def word_ends(text: str) -> Iterator[int]:
     for match in _TOKEN.finditer(text):
         token, start = match.group(), match.start()
         if not _CJK.search(token):
+            yield from range(start + LONG_WORD, match.end(), LONG_WORD)
             yield match.end()
             continue
         run_has_word = False

@@ -160,3 +160,48 @@ def test_councils_own_stderr_redirected_into_the_project_is_no_change(project):
     assert "PROPOSAL advocate ok" in (project.root / "log.txt").read_text()
     assert json.loads(run.stdout)["warnings"] == []
     assert "changed" not in (project.root / "log.txt").read_text()
+
+
+FLOOD = """\
+import sys
+prompt = sys.stdin.read()
+phase = next(l for l in prompt.splitlines() if l.startswith("ACTION:"))[8:].split()[0]
+print("QUJD" * 375_000 + f" On {phase}: the plan holds. VOTE: agree - nothing blocks it.")
+"""
+
+
+def test_a_reply_that_is_one_huge_token_is_bounded_in_what_it_costs_the_others(project):
+    # 1.5 MB of base64 on one line: 26 words by whitespace, relayed whole before
+    script = project.root.parent / "flood.py"
+    script.write_text(FLOOD)
+    project.write_config(
+        "clis:\n  flood:\n"
+        f"    command: [{sys.executable}, -I, -S, {script}]\n"
+        "    input: stdin\n    version_args: []\n"
+    )
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "app.py",
+        "--advocate",
+        "sim",
+        "--critic",
+        "flood",
+        "--lead",
+        "sim",
+        "--json",
+    )
+    assert run.returncode == 0, run.stderr
+    record = project.root / json.loads(run.stdout)["scratchpad"]
+    (challenge,) = [
+        c
+        for c in json.loads(run.stdout)["contributions"]
+        if c["seat"] == "critic" and c["phase"] == "CHALLENGE"
+    ]
+    assert challenge["truncated"] and challenge["original_words"] > 20_000
+    # the whole reply stays on disk, in its response file
+    assert (record / challenge["files"]["response"]).stat().st_size > 1_500_000
+    biggest_prompt = max(p.stat().st_size for p in record.glob("*prompt.md"))
+    assert biggest_prompt < 100_000
+    assert (record / "state.json").stat().st_size < 200_000

@@ -14,6 +14,8 @@ import os
 import re
 from pathlib import Path
 
+from council.words import LONG_WORD
+
 DEFAULT_CAP_BYTES = 20 * 1024 * 1024
 TAIL_BYTES = 64 * 1024
 _WORD = re.compile(rb"\S+")
@@ -67,11 +69,12 @@ class CappedSink:
                 return
         self.tail += chunk
         if len(self.tail) > TAIL_BYTES:
-            # What leaves the tail is only counted (whitespace-separated, like words.py for
-            # everything but CJK runs: the count is shown as "~N").
+            # What leaves the tail is only counted (whitespace-separated, a long token one
+            # word per LONG_WORD bytes begun, like words.py for everything but CJK runs: the
+            # count is shown as "~N").
             out = bytes(self.tail[: len(self.tail) - TAIL_BYTES])
             del self.tail[: len(out)]
-            words = len(_WORD.findall(out))
+            words = sum(-(-len(token) // LONG_WORD) for token in _WORD.findall(out))
             if words and self._hidden_open and not out[:1].isspace():
                 words -= 1  # a word split between two pieces
             self.hidden_words += words
