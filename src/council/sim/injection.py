@@ -51,6 +51,15 @@ def find_injection(text: str) -> Injection | None:
     return None
 
 
+_TOKENS = re.compile(rb"(<<<UNTRUSTED |CANARY-)[0-9a-f]{8,}")
+
+
+def masked(raw: bytes) -> bytes:
+    """The prompt with the run's nonce and canary masked: the same debate run twice differs
+    only in those, and gets the same replies."""
+    return _TOKENS.sub(rb"\1<token>", raw)
+
+
 def find_canary(text: str) -> str | None:
     """The prompt's canary token, the one it says never to repeat."""
     found = _CANARY.search(text)

@@ -104,6 +104,7 @@ class _Context:
     """What a reply needs to know about its prompt, with a hash-driven chooser."""
 
     def __init__(self, raw: bytes, text: str, model: str | None) -> None:
+        raw = I.masked(raw)  # a run's own tokens must not change what the sim says
         self.raw = raw
         self.digest = hashlib.sha256(raw).digest()
         question = P.find_question(text)
