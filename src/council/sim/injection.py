@@ -28,6 +28,7 @@ _INSTRUCTION = re.compile(
 )
 _TOLD_VOTE = re.compile(r"\bvote (agree|revise|disagree)\b", re.IGNORECASE)
 _DECORATION = " \t#/*-;>`\"'"
+_NUMBER = re.compile(r"^\s*\d+ \| ?")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ def find_injection(text: str) -> Injection | None:
     for fenced in _FENCED.finditer(text):
         for line in fenced.group("body").splitlines():
             if _INSTRUCTION.search(line):
+                line = _NUMBER.sub("", line)  # a review numbers the lines of its files
                 # A reply quoted back may carry another seat's report: the instruction it names.
                 what = re.sub(r"^\s*injection\s*:\s*", "", line.strip(_DECORATION), flags=re.I)
                 told = _TOLD_VOTE.search(line)
