@@ -120,10 +120,10 @@ def test_every_run_fences_its_material_with_a_nonce_of_its_own_found_only_on_fen
         nonce = json.loads((record / "state.json").read_text())["fences"]["nonce"]
         nonces.append(nonce)
         prompt = (record / "advocate-r1-prompt.md").read_text()
-        lines = [line for line in prompt.splitlines() if nonce in line]
-        header = [f"  `<<<UNTRUSTED {nonce} BEGIN` and", f"  `<<<UNTRUSTED {nonce} END`."]
-        assert lines[:2] == header
-        assert all(line.startswith(f"<<<UNTRUSTED {nonce} ") for line in lines[2:])
+        header, task = prompt.split("\nACTION: ", 1)
+        assert header.count(nonce) == 2  # where the seat is told what the fence lines look like
+        lines = [line for line in task.splitlines() if nonce in line]
+        assert all(line.startswith(f"<<<UNTRUSTED {nonce} ") for line in lines)
         assert f"<<<UNTRUSTED {nonce} BEGIN file: app.py>>>" in lines
         assert f"<<<UNTRUSTED {nonce} END file: app.py>>>" in lines
     assert nonces[0] != nonces[1]

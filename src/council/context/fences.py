@@ -54,7 +54,7 @@ class Fences:
 
     @classmethod
     def new(cls) -> Fences:
-        return cls(nonce=secrets.token_hex(12), canary=f"CANARY-{secrets.token_hex(8)}")
+        return cls(nonce=secrets.token_hex(8), canary=f"CANARY-{secrets.token_hex(8)}")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> Fences:

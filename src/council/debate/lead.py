@@ -152,12 +152,14 @@ class Lead:
                 "",
             ]
         lines.append("### Views already received")
-        for view in views:
-            seat = self.labels[view.seat]
-            excerpt = first_words(view.shown, 40)
-            lines.append(f"- {seat}, round {view.round} ({view.status}):")
-            lines.append(fences.wrap("reply", f"{seat}, round {view.round}", excerpt))
-        if not views:
+        # One fence for them all: an excerpt is one line, so none can pass for another's.
+        excerpts = [
+            f"- {self.labels[v.seat]}, round {v.round} ({v.status}): {first_words(v.shown, 40)}"
+            for v in views
+        ]
+        if excerpts:
+            lines.append(fences.wrap("replies", "views already received", "\n".join(excerpts)))
+        else:
             lines.append("(none yet)")
         return "\n".join(lines)
 
