@@ -176,10 +176,13 @@ def test_every_prompt_sent_to_a_cli_starts_with_the_whole_isolation_header_of_th
     assert "lead-decision-prompt.md" in names
     if env:
         assert {"lead-decision-repair-prompt.md", "lead-r2-convergence-prompt.md"} <= names
+    fences = json.loads((record / "state.json").read_text())["fences"]
     for prompt in prompts:
         stem = prompt.name.removesuffix("-prompt.md")
         limit = limits.get(prompt.name) or lead_limit(stem)
         expected = header.replace("{limit}", str(limit))
+        for key in ("nonce", "canary"):
+            expected = expected.replace(f"{{{key}}}", fences[key])
         text = prompt.read_text(encoding="utf-8")
         assert text.startswith(expected), f"{prompt.name} does not open with the header:\n{text}"
 

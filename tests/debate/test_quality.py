@@ -60,9 +60,12 @@ def test_a_seats_own_vote_reaches_the_tally_and_a_disagree_makes_a_minority_repo
     assert (
         decision["vote_reasons"]["critic"] == "an unbounded cache will exhaust memory under load."
     )
-    assert decision["tally"]["disagree"] == 1
+    # The simulated proxy's own vote is whatever its prompt's hash picks.
+    proxy_dissents = decision["votes"]["proxy-sim"] == "disagree"
+    assert decision["tally"]["disagree"] == 1 + proxy_dissents
     assert sum(decision["tally"].values()) == 2  # critic and proxy-sim, nobody else
-    (minority,) = decision["minority"]
+    (minority,) = [m for m in decision["minority"] if m["seat"] == "critic"]
+    assert len(decision["minority"]) == 1 + proxy_dissents
     assert minority["seat"] == "critic"
     # The first 80 words of its last contribution, verbatim (its reply was cut to 300 words
     # and the vote line read before the cut).

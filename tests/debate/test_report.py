@@ -229,3 +229,17 @@ def test_the_decision_shows_rulings_votes_and_the_tally():
     assert "agree 1 · revise 0 · disagree 1 · no vote 0" in text
     assert ">loop</span>" in text
     assert "None - proceed" in text
+
+
+def test_a_vote_left_out_for_injection_says_so_and_is_not_in_the_pages_tally():
+    state = debate(call("advocate-r1", "advocate", "PROPOSAL", 0.0, [[0.0, 1.0, "ok"]]))
+    decision = {
+        "recommendation": "Use Postgres.",
+        "votes": {"critic": "agree", "proxy-a": "disagree"},
+        "excluded_votes": {"critic": "suspect: echoed the run's canary"},
+    }
+    text = " ".join(page_of(state, [], decision=decision).split())
+    assert "<td>critic</td><td>agree (not counted: suspect: echoed the run&#39;s canary)</td>" in (
+        text
+    )
+    assert "agree 0 · revise 0 · disagree 1 · no vote 0" in text

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from council.config import parse_config
+from council.context.fences import Fences
 from council.debate.plan import DebateFlags
 from council.debate.run import DebateRun, start_debate
 from council.panel import dispatch
@@ -205,9 +206,10 @@ def test_a_straggler_freed_while_the_rebuttal_still_collects_is_asked_with_its_o
     challenge = contribution(run, "critic", "CHALLENGE")
     assert challenge["status"] == "late"
     prompt = (run.record.path / "critic-r3-prompt.md").read_text()
+    fences = Fences.from_json(json.loads((run.record.path / "state.json").read_text())["fences"])
     assert (
         "## Your own answer of round 2 (CHALLENGE), which came in after that phase had closed\n"
-        + challenge["text"]
+        + fences.wrap("reply", "your own, round 2", challenge["text"])
     ) in prompt
     rebuttal = contribution(run, "critic", "REBUTTAL")
     assert (rebuttal["status"], rebuttal["reason"]) == ("ok", None)

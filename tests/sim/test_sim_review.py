@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from council.context.fences import Fences
 from council.context.render import number_lines
 from council.prompts import render
 from council.sim import prompt as sim_prompt
@@ -38,14 +39,18 @@ diff --git a/app.py b/app.py
 """
 
 
+FENCES = Fences.new()
+
+
 def files(code: str = CODE, path: str = "app.py") -> str:
     text = number_lines(code.rstrip("\n"), len(code.splitlines()))
-    return f"### {path}\n```python\n{text}\n```\n"
+    block = f"```python\n{text}\n```"
+    return f"### {path}\n{FENCES.begin('file', path)}\n{block}\n{FENCES.end('file', path)}\n"
 
 
 def prompt(template: str, **values: object) -> str:
     base = {"phase": "REVIEW", "round": 1, "limit": 1500, "vote": False, "subject": "app.py",
-            "technical": [], "diff": False, "files": files()}  # fmt: skip
+            "technical": [], "diff": False, "files": files(), "fences": FENCES}  # fmt: skip
     return render(template, **{**base, **values})
 
 

@@ -45,6 +45,9 @@ class DebateSettings:
     blind: bool = True
     # Seats that keep their CLI running as a warm worker (runner/warm.py), in seat order.
     max_warm_seats: int = 4
+    # A seat that echoed the canary or forged a fence (context/fences.py): its vote (a
+    # reviewer's verdicts) still counts with a warning, or is left out.
+    on_injection: str = "warn"
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ def render_template(
         _line(1, "hard_timeout_factor", debate.pop("hard_timeout_factor"), "hard = soft x this"),
         _line(1, "blind", debate.pop("blind"), "BLIND TAKE: each challenger answers alone first"),
         _line(1, "max_warm_seats", debate.pop("max_warm_seats"), "seats kept as warm CLI workers"),
+        _line(1, "on_injection", debate.pop("on_injection"), "warn|exclude: a suspect seat's vote"),
         *(_line(1, key, value) for key, value in debate.items()),  # a key added since
         _line(0, "presets", {}, "your own, over the built-in quick, balanced, deep"),
         "#  mine: {rounds: 3, effort: high, quorum: 2, proxies: [auto], models: {codex: o3}}",

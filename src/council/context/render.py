@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from council.context.fences import Fences
 from council.context.model import DebateContext, FileExcerpt
 
 
@@ -16,22 +17,34 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _block(title: str, language: str, text: str) -> str:
+def _block(title: str, language: str, text: str, fenced: tuple[Fences, str] | None) -> str:
+    """One excerpt under its title, in a backtick fence sized to it (for the eye: Markdown
+    renders it as code). In a prompt, `fenced` (the run's fences, the material's kind) puts
+    it between the run's nonce delimiters too, which the excerpt cannot forge."""
+    if fenced is not None:
+        text = fenced[0].scrub(text)
     fence = _fence(text)
     body = text if text.endswith("\n") or not text else text + "\n"
-    return f"### {title}\n{fence}{language}\n{body}{fence}\n"
+    code = f"{fence}{language}\n{body}{fence}"
+    if fenced is not None:
+        fences, kind = fenced
+        code = f"{fences.begin(kind, title)}\n{code}\n{fences.end(kind, title)}"
+    return f"### {title}\n{code}\n"
 
 
-def files_block(ctx: DebateContext, *, numbered: bool = False) -> str:
+def files_block(ctx: DebateContext, fences: Fences | None = None, *, numbered: bool = False) -> str:
     """The file excerpts as they go into prompts: the diff first (it is the subject when
-    given), then each file in the order given. `numbered`: each file line starts with its
+    given), then each file in the order given, each between the run's `fences` (None: the
+    record's `context.md`, which no model reads). `numbered`: each file line starts with its
     line number in the file (a review's findings name lines), the cap markers unnumbered."""
     parts = []
     if ctx.diff is not None:
-        parts.append(_block(f"git diff {ctx.diff_ref or ''}".rstrip(), "diff", ctx.diff))
+        title = f"git diff {ctx.diff_ref or ''}".rstrip()
+        parts.append(_block(title, "diff", ctx.diff, (fences, "diff") if fences else None))
     for excerpt in ctx.files:
         text = number_lines(excerpt.text, excerpt.lines_total) if numbered else excerpt.text
-        parts.append(_block(excerpt.path, excerpt.language, text))
+        fenced = (fences, "file") if fences else None
+        parts.append(_block(excerpt.path, excerpt.language, text, fenced))
     return "\n".join(parts)
 
 

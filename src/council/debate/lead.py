@@ -26,9 +26,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from council.config import Config, DebateSettings
 from council.context import DebateContext, Redactor, files_block, refresh_technical_context
+from council.context.fences import Fences, injection_summary, injection_warnings
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.debate.decision import find_loops, mark_loops
@@ -88,13 +90,19 @@ class Lead:
         self.context = context
         self.redactor = redactor or Redactor(plan.extra_patterns)
         self.state = state
+        self.fences = Fences.from_json(state.fences)
+        state.fences = self.fences.to_json()
         bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
         self.journal = Journal(record, state, progress, bus)
         self.roster = DebateRoster(plan, context, config, bus, self.journal, tuning, rooms, guard)
         self.dispatch = Dispatch(
-            self.roster, self.journal, self._prompt_values, closing=vote_fields
+            self.roster,
+            self.journal,
+            self._prompt_values,
+            closing=vote_fields,
+            watch=self.fences.inspect,
         )
-        self.synthesis = Synthesis(self.roster, self.journal, tuning)
+        self.synthesis = Synthesis(self.roster, self.journal, tuning, self.fences)
 
     @property
     def plan(self) -> DebatePlan:
@@ -106,6 +114,7 @@ class Lead:
             "question": self.plan.question,
             "technical": self.state.technical,
             "labels": self.labels,
+            "fences": self.fences,
         }
 
     @property
@@ -134,19 +143,23 @@ class Lead:
             for c in self.state.contributions()
             if c.seat != self.plan.advocate.name and c.phase != "BLIND_TAKE"
         ]
+        fences = self.fences
         lines = [f"## Round {round_no} context", ""]
         if position is not None:
             lines += [
                 f"### Position under debate (advocate, round {position.round}, {position.phase})",
-                position.text,
+                fences.wrap("reply", f"the advocate, round {position.round}", position.text),
                 "",
             ]
         lines.append("### Views already received")
-        for view in views:
-            seat = self.labels[view.seat]
-            excerpt = first_words(view.shown, 40)
-            lines.append(f"- {seat}, round {view.round} ({view.status}): {excerpt}")
-        if not views:
+        # One fence for them all: an excerpt is one line, so none can pass for another's.
+        excerpts = [
+            f"- {self.labels[v.seat]}, round {v.round} ({v.status}): {first_words(v.shown, 40)}"
+            for v in views
+        ]
+        if excerpts:
+            lines.append(fences.wrap("replies", "views already received", "\n".join(excerpts)))
+        else:
             lines.append("(none yet)")
         return "\n".join(lines)
 
@@ -160,7 +173,7 @@ class Lead:
         the blind takes cost no wall time unless one is slower than the proposal; a blind
         take that straggles past its soft timeout is left behind (progressive wait)."""
         await self.journal.enter("PROPOSAL", round_no)
-        files = files_block(self.context)
+        files = files_block(self.context, self.fences)
         asked = await self.dispatch.ask(
             self.plan.advocate,
             "PROPOSAL",
@@ -196,7 +209,7 @@ class Lead:
     async def challenge_and_respond(self, round_no: int) -> None:
         await self.journal.enter("CHALLENGE", round_no)
         block = self.round_block(round_no)
-        files = files_block(self.context)
+        files = files_block(self.context, self.fences)
         asks = []
         for seat in self.roster.seated(self.plan.challengers):
             if seat.role == "critic":
@@ -228,7 +241,7 @@ class Lead:
             round_no,
             "respond",
             self._words("respond"),
-            files=files_block(self.context),
+            files=files_block(self.context, self.fences),
             position=position.text if position else "",
             challenges=challenges,
             late=self.dispatch.take_unseen_late(),
@@ -297,7 +310,18 @@ class Lead:
         voters = [s.name for s in self.plan.challengers]
         final_phase = "REBUTTAL" if self.plan.rounds >= 3 else "CHALLENGE"
         last = {c.seat: c for c in contributions if c.phase == final_phase}
-        votes, reasons, tally, minority = tally_votes(voters, last)
+        injection = injection_summary(contributions, self.plan.on_injection, voters)
+        excluded = {s["seat"]: s["reason"] for s in injection["suspects"] if s["excluded"]}
+        await self.warn_injection(injection)
+        votes, reasons, tally, minority = tally_votes(voters, last, excluded)
+        shown_votes = [
+            (
+                labels[seat],
+                f"{vote} (not counted: {excluded[seat]})" if seat in excluded and vote else vote,
+                reasons.get(seat, ""),
+            )
+            for seat, vote in votes.items()
+        ]
         prompt = render(
             "decision",
             round=round_no,
@@ -306,8 +330,10 @@ class Lead:
             contributions=contributions,
             labels=labels,
             loops=find_loops(contributions, self.plan.advocate.name, labels),
-            votes=[(labels[seat], vote, reasons.get(seat, "")) for seat, vote in votes.items()],
+            votes=shown_votes,
+            injection=_for_prompt(injection, labels),
             limit=DECISION_WORDS,
+            fences=self.fences,
         )
         synthesized = True
         if self.plan.lead is None:
@@ -316,10 +342,16 @@ class Lead:
             decision = None
         else:
             decision, synthesized = await self.synthesis.decide(round_no, prompt)
+            own = [c for c in self.state.every_call() if c.role == "lead"]
+            await self.warn_injection(injection_summary(own, self.plan.on_injection, voters))
             decision["synthesized"] = synthesized
             decision["synthesized_by"] = f"lead ({self.plan.lead.cli})"
             decision["unchallenged"] = self.state.unchallenged
             decision |= {"votes": votes, "vote_reasons": reasons, "tally": tally}
+            if excluded:
+                decision["excluded_votes"] = {
+                    seat: excluded[seat] for seat in votes if seat in excluded
+                }
             decision["minority"] = minority
             mark_loops(decision, find_loops(contributions, self.plan.advocate.name))
         self.state.decision = decision
@@ -327,6 +359,30 @@ class Lead:
             "degraded" if self.state.unchallenged or not synthesized else "completed"
         )
         self.journal.save()
+
+    async def warn_injection(self, injection: dict[str, Any]) -> None:
+        """A warning per suspect seat and per instruction reported: on stderr, in the
+        result's warnings and in decision.md."""
+        for line in injection_warnings(injection, "vote"):
+            await self.journal.warn(line)
+
+
+def _for_prompt(injection: dict[str, Any], labels: dict[str, str]) -> dict[str, Any] | None:
+    """The injection summary as the DECISION prompt names the seats (by label, never by
+    name); None when there is nothing to say."""
+    if not injection["suspects"] and not injection["reported"]:
+        return None
+    return {
+        "suspects": [
+            {
+                "label": labels.get(s["seat"], s["seat"]),
+                "evidence": s["evidence"],
+                "excluded": s["excluded"],
+            }
+            for s in injection["suspects"]
+        ],
+        "reported": list(dict.fromkeys(r["what"] for r in injection["reported"])),
+    }
 
 
 __all__ = ["Lead", "run_debate"]

@@ -89,6 +89,8 @@ class DebatePlan:
     # 0: every call spawns its CLI (--cold).
     max_warm_seats: int = 0
     lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
+    # What a suspect seat's vote does (context/fences.py): warn (counted) | exclude.
+    on_injection: str = "warn"
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -307,6 +309,7 @@ def resolve_plan(
         blind=settings["blind"].value,
         max_warm_seats=0 if flags.cold else debate.max_warm_seats,
         lean=not flags.no_lean,
+        on_injection=debate.on_injection,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,

@@ -107,7 +107,12 @@ def _decision(decision: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     votes = decision.get("votes") or {}
     reasons = decision.get("vote_reasons") or {}
-    tally = Counter(v if v in VOTES else "no_vote" for v in votes.values())
+    excluded = decision.get("excluded_votes") or {}  # a suspect's vote is not counted
+    tally = Counter(
+        v if v in VOTES else "no_vote"
+        for seat, v in votes.items()
+        if seat not in excluded or v not in VOTES
+    )
     step = decision.get("next_step") or {}
     return {
         "recommendation": decision.get("recommendation") or "",
@@ -130,7 +135,12 @@ def _decision(decision: dict[str, Any] | None) -> dict[str, Any] | None:
         },
         "confidence": decision.get("confidence"),
         "votes": [
-            {"seat": seat, "vote": vote or "no vote", "reason": reasons.get(seat) or ""}
+            {
+                "seat": seat,
+                "vote": (vote or "no vote")
+                + (f" (not counted: {excluded[seat]})" if seat in excluded else ""),
+                "reason": reasons.get(seat) or "",
+            }
             for seat, vote in votes.items()
         ],
         "tally": {v: tally.get(v, 0) for v in (*VOTES, "no_vote")},

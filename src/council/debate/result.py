@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from council.context.fences import injection_summary
 from council.debate.state import DebateState
 from council.panel.contribution import run_usage, total_usage
 from council.runs.record import Record
@@ -101,6 +102,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "attempts": c.attempts,
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
                 "reason": c.reason,
+                "injection": c.injection,
             }
             for c in contributions
         ],
@@ -111,6 +113,11 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
             "technical_context": list(state.technical),
         },
         "usage": run_usage(usage_by_seat),
+        "injection": injection_summary(
+            calls,
+            plan.get("on_injection", "warn"),
+            [s["name"] for s in (plan["critic"], *plan["proxies"])],  # the voters
+        ),
         "warnings": list(state.warnings),
         "scratchpad": scratchpad,
         "exit_code": state.exit_code if state.exit_code is not None else 0,
@@ -118,17 +125,23 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
 
 
 def _votes(decision: Mapping[str, Any]) -> list[str]:
-    """The seats' own votes, the tally, and a minority report for every `disagree`."""
+    """The seats' own votes, the tally, and a minority report for every `disagree`; a vote
+    left out of the tally (`debate.on_injection: exclude`) says so and why."""
     votes = decision.get("votes") or {}
     reasons = decision.get("vote_reasons") or {}
+    excluded = decision.get("excluded_votes") or {}
     lines = ["", "## Votes", "| seat | vote | reason |", "|---|---|---|"]
     for seat, vote in votes.items():
-        lines.append(f"| {seat} | {vote or 'no vote'} | {_cell(reasons.get(seat, ''))} |")
+        shown = vote or "no vote"
+        if seat in excluded:
+            shown += f" (not counted: {excluded[seat]})"
+        lines.append(f"| {seat} | {_cell(shown)} | {_cell(reasons.get(seat, ''))} |")
     if tally := decision.get("tally"):
+        left_out = f", {tally['excluded']} not counted" if tally.get("excluded") else ""
         lines += [
             "",
             f"Tally: {tally['agree']} agree, {tally['revise']} revise, "
-            f"{tally['disagree']} disagree, {tally['no_vote']} no vote",
+            f"{tally['disagree']} disagree, {tally['no_vote']} no vote{left_out}",
         ]
     if minority := decision.get("minority"):
         lines += ["", "## Minority report"]
@@ -162,6 +175,16 @@ def _usage_text(usage: Mapping[str, Any] | None) -> str:
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def _flag(injection: Mapping[str, Any] | None) -> str:
+    """What a contribution's heading says about an injection: suspect with the evidence, or
+    the injection it reported."""
+    if not injection:
+        return ""
+    if injection.get("suspect"):
+        return " · suspect: " + " and ".join(injection["evidence"])
+    return " · reported an injection"
 
 
 def _cell(text: str) -> str:
@@ -241,7 +264,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         cut = f", truncated from {c['original_words']} words" if c["truncated"] else ""
         lines += [
             "",
-            f"**{c['seat']}**, {c['phase']} ({c['status']}, {c['words']} words{cut})",
+            f"**{c['seat']}**, {c['phase']} ({c['status']}, {c['words']} words{cut})"
+            + _flag(c.get("injection")),
             "",
             c["text"],
         ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from council.context.fences import Fences
 from council.panel.contribution import Contribution, StoredCalls
 from council.runs.record import now_iso
 
@@ -53,6 +54,9 @@ class DebateState(StoredCalls):
     unchallenged: bool = False
     decision: dict[str, Any] | None = None
     decision_prompt_file: str | None = None
+    # The run's nonce and canary (context/fences.py): kept, so a resumed run fences its
+    # prompts and watches its replies with the same ones.
+    fences: dict[str, str] = field(default_factory=lambda: Fences.new().to_json())
     exit_code: int | None = None
     error: str | None = None  # the message a run that failed or was interrupted ended with
     pid: int | None = None  # the council process of the latest run (see resume)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from council.adapters import adapter_for
+from council.context.fences import Fences
 from council.debate.decision import (
     DecisionUnreadable,
     parse_convergence,
@@ -29,10 +30,13 @@ CONVERGENCE_WORDS = 150
 
 
 class Synthesis:
-    def __init__(self, roster: DebateRoster, journal: Journal, tuning: Tuning) -> None:
+    def __init__(
+        self, roster: DebateRoster, journal: Journal, tuning: Tuning, fences: Fences
+    ) -> None:
         self.roster = roster
         self.journal = journal
         self.tuning = tuning
+        self.fences = fences
 
     @property
     def plan(self) -> DebatePlan:
@@ -65,7 +69,14 @@ class Synthesis:
         self.journal.progress.info(f"{phase} the lead ({seat.cli}) is writing it")
         # The lead's prompts quote the debate, not the files: lean only when there are none.
         lean_prompt = self.roster.lean_prompt(files_inlined=False)
-        ask = Ask(prompt=prompt, stem=stem, limit=None, lean_prompt=lean_prompt)
+        # The lead reads the debate: it is watched as the seats are.
+        ask = Ask(
+            prompt=prompt,
+            stem=stem,
+            limit=None,
+            lean_prompt=lean_prompt,
+            inspect=self.fences.inspect,
+        )
         reply = await call_cli(site, ask, self.tuning)
         contribution = Contribution.of(reply, seat, phase, round_no, reply.status)
         self.journal.project_changed(reply.project_warning)
@@ -88,6 +99,7 @@ class Synthesis:
             contributions=self.journal.state.contributions(),
             labels=self.journal.state.labels or self.plan.labels(),
             limit=CONVERGENCE_WORDS,
+            fences=self.fences,
         )
         answer = await self._call(stem, "CONVERGENCE", round_no, prompt)
         verdict = parse_convergence(answer.text if answer.status == "ok" else "")
@@ -122,6 +134,7 @@ class Synthesis:
                 previous=answer.text,
                 problem=str(first_problem),
                 limit=DECISION_WORDS,
+                fences=self.fences,
             )
             repaired = await self._call("lead-decision-repair", "REPAIR", round_no, repair)
             try:

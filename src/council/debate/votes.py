@@ -4,6 +4,10 @@ Each challenger's last contribution ends with `VOTE: agree|revise|disagree - <re
 module reads that line (tolerant of case, emphasis, a bullet, a trailing period), counts the
 votes, and quotes every `disagree` in a minority report. A seat that did not answer, or gave
 no readable vote, is `no vote` (None).
+
+A seat whose answers echoed the run's canary or forged a fence is suspect (context/fences.py);
+under `debate.on_injection: exclude` its vote is kept in the record as cast but left out of
+the tally and the minority report, with the reason.
 """
 
 from __future__ import annotations
@@ -52,10 +56,15 @@ def vote_fields(text: str) -> dict[str, str]:
 
 
 def tally_votes(
-    voters: Sequence[str], final: Mapping[str, Any | None]
+    voters: Sequence[str],
+    final: Mapping[str, Any | None],
+    excluded: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, str | None], dict[str, str], dict[str, int], list[dict[str, str]]]:
     """From each voter's last contribution (a `Contribution`, or None when it gave none):
-    votes (None = no vote), the reasons given, the tally, and the minority report."""
+    votes as cast (None = no vote), the reasons given, the tally, and the minority report.
+    `excluded`: seat -> why its vote does not count; such a vote is counted as `excluded`
+    (when it cast one), never as what it says."""
+    excluded = excluded or {}
     votes: dict[str, str | None] = {}
     reasons: dict[str, str] = {}
     minority: list[dict[str, str]] = []
@@ -65,7 +74,7 @@ def tally_votes(
         votes[seat] = vote
         if vote is not None:
             reasons[seat] = last.vote_reason
-        if vote == "disagree":
+        if vote == "disagree" and seat not in excluded:
             minority.append(
                 {
                     "seat": seat,
@@ -73,6 +82,9 @@ def tally_votes(
                     "excerpt": first_words(last.text, MINORITY_WORDS),
                 }
             )
-    tally = {v: sum(1 for x in votes.values() if x == v) for v in VOTES}
+    counted = {seat: vote for seat, vote in votes.items() if seat not in excluded}
+    tally = {v: sum(1 for x in counted.values() if x == v) for v in VOTES}
     tally["no_vote"] = sum(1 for x in votes.values() if x is None)
+    if excluded:
+        tally["excluded"] = sum(1 for s, x in votes.items() if s in excluded and x is not None)
     return votes, reasons, tally, minority

@@ -47,6 +47,9 @@ class Contribution:
     vote: str | None = None  # a last contribution's own `VOTE:` (agree | revise | disagree)
     vote_reason: str = ""
     reason: str | None = None  # why a `skipped` seat sat the phase out: `busy`
+    # {suspect, evidence, reported} when the answer echoed the canary, forged a fence or
+    # reported an injection (context/fences.py); None: nothing of the kind.
+    injection: dict[str, Any] | None = None
 
     @property
     def answered(self) -> bool:
@@ -95,6 +98,7 @@ class Contribution:
             usage=reply.usage,
             vote=reply.vote,
             vote_reason=reply.vote_reason,
+            injection=reply.injection,
         )
 
 

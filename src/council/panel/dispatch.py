@@ -115,13 +115,16 @@ class Dispatch:
         values: Callable[[], Mapping[str, Any]],
         *,
         closing: Callable[[str], Mapping[str, Any]] | None = None,
+        watch: Callable[[str], Mapping[str, Any]] | None = None,
     ) -> None:
         """`values`: what every prompt of the protocol is rendered with; `closing`: reads a
-        last contribution's closing line (`vote=True` asks) from the whole answer."""
+        last contribution's closing line (`vote=True` asks) from the whole answer; `watch`:
+        reads every whole answer (the run's injection watch, `Fences.inspect`)."""
         self.roster = roster
         self.journal = journal
         self.values = values
         self.closing = closing
+        self.watch = watch
         self.stragglers: dict[str, Pending] = {}
         self.in_flight: dict[str, Pending] = {}  # seat name -> its one ACTION not yet answered
         self.unseen_late: list[Contribution] = []  # late replies the advocate has not seen
@@ -221,7 +224,7 @@ class Dispatch:
             stem=order.stem,
             limit=None if order.whole else limit,
             vote=order.vote,
-            inspect=self.closing if order.vote else None,
+            inspect=self._inspector(order.vote),
             lean_prompt=self.roster.lean_prompt(files_inlined="files" in shared),
         )
         await self.journal.bus.send(
@@ -252,6 +255,23 @@ class Dispatch:
         pending = Pending(seat, order.stem, phase, round_no, anyio.current_time(), soft, hard)
         self.in_flight[seat.name] = pending
         return pending
+
+    def _inspector(self, vote: bool) -> Callable[[str], Mapping[str, Any]] | None:
+        """What reads an answer whole, before the word limit cuts it: the watch on every
+        answer, the closing line's reader on a last contribution's."""
+        readers = [r for r in (self.watch, self.closing if vote else None) if r is not None]
+        if not readers:
+            return None
+        if len(readers) == 1:
+            return readers[0]
+
+        def both(answer: str) -> Mapping[str, Any]:
+            found: dict[str, Any] = {}
+            for read in readers:
+                found |= read(answer)
+            return found
+
+        return both
 
     async def gather(self, asked: list[Asked], *, progressive: bool) -> list[Contribution]:
         """Wait for the asked seats. With `progressive`, move on when all but one answered

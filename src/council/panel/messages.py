@@ -23,8 +23,9 @@ class Ask:
     vote: bool = False  # the prompt asks for a closing `VOTE:` line (a last contribution)
     # Council's system prompt when this call may run lean (docs/lean.md); None: not lean.
     lean_prompt: str | None = field(default=None, compare=False, repr=False)
-    # Reads the whole answer before the word limit cuts it (a debate's closing vote); what it
-    # returns is added to the `Reply`. In memory only, like the prompt.
+    # Reads the whole answer before the word limit cuts it (a debate's closing vote, the
+    # injection watch); what it returns is added to the `Reply`. In memory only, like the
+    # prompt.
     inspect: Callable[[str], Mapping[str, Any]] | None = field(
         default=None, compare=False, repr=False
     )
@@ -92,6 +93,9 @@ class Reply:
     usage: dict[str, Any] | None = None
     vote: str | None = None  # read from the whole answer, before the word limit cut it
     vote_reason: str = ""
+    # What the whole answer gave away (context/fences.py `watch`): the canary, a forged
+    # fence, an injection it reported; None: nothing.
+    injection: dict[str, Any] | None = None
     # What the after-call check found changed in the user's project (context/guard.py).
     project_changes: tuple[str, ...] = ()
     project_warning: str | None = None

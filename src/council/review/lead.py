@@ -24,6 +24,7 @@ from typing import Any
 
 from council.config import Config
 from council.context import DebateContext, files_block
+from council.context.fences import Fences, injection_summary, injection_warnings
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.errors import NoUsableCliError
@@ -99,8 +100,12 @@ class ReviewLead:
             max_warm_seats=plan.max_warm_seats,
             lean=plan.lean,
         )
-        self.dispatch = Dispatch(self.roster, self.journal, self._prompt_values)
-        self.files = files_block(context, numbered=True)
+        self.fences = Fences.from_json(state.fences)
+        state.fences = self.fences.to_json()
+        self.dispatch = Dispatch(
+            self.roster, self.journal, self._prompt_values, watch=self.fences.inspect
+        )
+        self.files = files_block(context, self.fences, numbered=True)
 
     @property
     def labels(self) -> dict[str, str]:
@@ -113,6 +118,7 @@ class ReviewLead:
             "technical": self.state.technical,
             "diff": self.context.diff is not None,
             "files": self.files,
+            "fences": self.fences,
         }
 
     @asynccontextmanager
@@ -310,9 +316,13 @@ class ReviewLead:
             seat: [Finding.from_json(f) for f in found]
             for seat, found in self.state.reviews.items()
         }
+        injection = injection_summary(self.state.contributions(), self.plan.on_injection, order)
+        await self._warn_injection(injection)
+        excluded = {s["seat"] for s in injection["suspects"] if s["excluded"]}
         verdicts = {
             seat: {key: Verdict(**v) for key, v in said.items()}
             for seat, said in self.state.verdicts.items()
+            if seat not in excluded  # a suspect's verdicts are its votes
         }
         answered = [seat for seat in order if seat in reviews]
         merged = merge(reviews, verdicts, answered, order)
@@ -344,6 +354,11 @@ class ReviewLead:
             f"{len(answered)}/{len(order)} reviewers{gate_text}"
         )
         self.journal.save()
+
+    async def _warn_injection(self, injection: dict[str, Any]) -> None:
+        """A warning per suspect reviewer and per instruction reported."""
+        for line in injection_warnings(injection, "verdicts"):
+            await self.journal.warn(line)
 
 
 def _unreadable(text: str) -> bool:

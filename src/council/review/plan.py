@@ -84,6 +84,8 @@ class ReviewPlan:
     extra_patterns: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
     lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
+    # What a suspect reviewer's verdicts do (context/fences.py): warn (counted) | exclude.
+    on_injection: str = "warn"
 
     def labels(self) -> dict[str, str]:
         """How prompts name each reviewer (docs/spec/protocol.md, "Anonymity"): `Reviewer A`,
@@ -171,6 +173,7 @@ def resolve_review_plan(
         extra_patterns=config.redact.extra_patterns,
         allow_files=config.redact.allow_files,
         lean=not flags.no_lean,
+        on_injection=debate.on_injection,
     )
 
 

@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from council.context.fences import injection_summary
 from council.panel.contribution import run_usage, total_usage
 from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
@@ -128,6 +129,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "spans": [list(span) for span in c.spans],
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
                 "reason": c.reason,
+                "injection": c.injection,
             }
             for c in calls
         ],
@@ -137,6 +139,9 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
             **({"diff": state.context["diff"]} if "diff" in state.context else {}),
         },
         "usage": run_usage(usage_by_seat),
+        "injection": injection_summary(
+            calls, plan.get("on_injection", "warn"), [r["name"] for r in plan["reviewers"]]
+        ),
         "warnings": list(state.warnings),
         "scratchpad": scratchpad,
         "exit_code": state.exit_code if state.exit_code is not None else 0,

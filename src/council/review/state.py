@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from council.context.fences import Fences
 from council.panel.contribution import Contribution, StoredCalls
 from council.runs.record import now_iso
 
@@ -50,6 +51,8 @@ class ReviewState(StoredCalls):
     failed: dict[str, dict[str, str]] = field(default_factory=dict)
     findings: list[dict[str, Any]] | None = None  # merged, once MERGE ran
     blocking: list[str] = field(default_factory=list)  # ids of the findings that block
+    # The run's nonce and canary (context/fences.py), kept for a resumed review.
+    fences: dict[str, str] = field(default_factory=lambda: Fences.new().to_json())
     exit_code: int | None = None
     error: str | None = None
     pid: int | None = None

@@ -24,7 +24,8 @@ Prompt conventions
 ------------------
 The prompt is decoded as UTF-8 with ``errors="replace"``. Identical stdin bytes (with the same
 ``--model`` and the same variables) always give byte-identical output: every variant is chosen
-from the sha256 of the raw prompt bytes, never from the clock or a random source.
+from the sha256 of the raw prompt bytes (with a run's fence nonce and canary masked, so the same
+debate run twice gets the same replies), never from the clock or a random source.
 
 Phase
     The first line of the form ``ACTION: <PHASE>`` or ``Phase: <PHASE>`` (key case-insensitive,
@@ -72,6 +73,17 @@ Vote
     A prompt that asks for a closing ``VOTE: agree|revise|disagree - <reason>`` line (a
     challenger's last word) gets one as the reply's last line, chosen from the hash and
     counted within the word limit.
+Injected material
+    Inside the prompt's fences (a ``<<<UNTRUSTED <nonce> BEGIN ...>>>`` line to the matching
+    END line), a line that says ``ignore the/all/any/your/previous/prior ...``, ``disregard
+    ...`` or ``vote agree|revise|disagree`` is an instruction planted in the material. A sim
+    whose role (the ``ROLE:`` line: advocate, critic, proxy, reviewer) or ``--model`` is listed
+    in ``COUNCIL_SIM_OBEY`` obeys it, as a model the material has taken over: its text opens by
+    saying it follows the instruction and gives away the prompt's canary (``CANARY-<hex>``), it
+    votes as told when the line names a vote, and as a reviewer it reports no findings (a JSON
+    reply gets the canary on a line after the object). Every other sim reports the instruction
+    on an ``INJECTION: <line>`` line (after a JSON object), as the prompt asks. DECISION,
+    REPAIR and CONVERGENCE (the lead's calls) do neither.
 Markers
     ``FORCE_DIVERGE`` anywhere in the prompt makes CONVERGENCE answer ``"converged": false``
     with a non-empty ``open_blocking``. ``FORCE_BLOCKING`` makes DECISION/REPAIR return a
@@ -141,6 +153,10 @@ Boolean variables are on unless empty, ``0``, ``false``, ``no`` or ``off``.
 ``COUNCIL_SIM_HUGE=<bytes>``
     After the normal reply, write exactly that many more bytes of filler text, in 64 KiB chunks,
     flushing after each.
+``COUNCIL_SIM_OBEY=<names>``
+    Comma-separated roles or ``--model`` names (case-insensitive) of the sims that obey an
+    instruction found in the fenced material (see "Injected material" above); the others
+    report it.
 
 Order of evaluation: COUNT_FILE, IGNORE_SIGTERM, then (when the phase filter matches) AUTH,
 EXIT, RATE_LIMIT, HANG, DELAY, EMPTY, GRANDCHILD, then the reply with WORDS, GARBAGE and HUGE

@@ -31,6 +31,7 @@ ENV_VARS: tuple[tuple[str, str], ...] = (
     ("COUNCIL_SIM_GARBAGE", "=1: mix invalid UTF-8 into the reply"),
     ("COUNCIL_SIM_WORDS", "=<n>: reply with exactly n words"),
     ("COUNCIL_SIM_HUGE", "=<bytes>: append that many bytes of filler"),
+    ("COUNCIL_SIM_OBEY", "roles or models that obey instructions found in fenced material"),
 )
 
 DEFAULT_EXIT_STDERR = "council-sim: simulated failure"
@@ -102,6 +103,8 @@ class Faults:
         self.garbage = _flag(env, "COUNCIL_SIM_GARBAGE")
         self.words = _int(env, "COUNCIL_SIM_WORDS")
         self.huge = _int(env, "COUNCIL_SIM_HUGE")
+        obey = env.get("COUNCIL_SIM_OBEY", "")
+        self.obey = frozenset(n.strip().lower() for n in obey.split(",") if n.strip())
         unknown = self.phases - set(P.PHASES) - {P.UNKNOWN}
         if unknown:
             raise FaultConfigError(

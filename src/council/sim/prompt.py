@@ -212,6 +212,13 @@ def find_role(text: str) -> str | None:
     return None
 
 
+def role_value(text: str) -> str | None:
+    """The first word of the ``ROLE:`` line as written (``reviewer``, ``lead``, ...)."""
+    match = _ROLE_LINE.search(text)
+    words = match.group(1).split() if match else []
+    return words[0].lower() if words else None
+
+
 def asks_for_vote(text: str) -> bool:
     """True when the prompt asks the seat to close with a `VOTE:` line (its last word)."""
     return _VOTE_REQUEST.search(text) is not None

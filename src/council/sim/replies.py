@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
+from council.sim import injection as I
 from council.sim import prompt as P
 from council.words import count_words, cut_words
 
@@ -103,6 +104,7 @@ class _Context:
     """What a reply needs to know about its prompt, with a hash-driven chooser."""
 
     def __init__(self, raw: bytes, text: str, model: str | None) -> None:
+        raw = I.masked(raw)  # a run's own tokens must not change what the sim says
         self.raw = raw
         self.digest = hashlib.sha256(raw).digest()
         question = P.find_question(text)
@@ -296,34 +298,76 @@ _TEXT_PHASES = {
 
 
 def build_reply(
-    raw: bytes, text: str, phase: str, model: str | None, *, limited: bool = True
+    raw: bytes,
+    text: str,
+    phase: str,
+    model: str | None,
+    *,
+    limited: bool = True,
+    obey: frozenset[str] = frozenset(),
 ) -> str:
     """Return the reply (without trailing newline) for ``phase``.
 
     ``raw`` is the prompt as read from stdin (it drives every choice), ``text`` its decoded form.
     JSON phases return one JSON object; text phases stay within the prompt's word limit unless
-    ``limited`` is false.
+    ``limited`` is false. An instruction inside the prompt's fenced material is obeyed when
+    this sim's role or model is in ``obey``, else reported (``council.sim.injection``).
     """
+    found = None if phase in _LEAD_PHASES else I.find_injection(text)
+    taken = found is not None and I.obeys(obey, P.role_value(text), model)
     if phase in P.REVIEW_PHASES:
         from council.sim import review  # only a review needs it
 
         if phase.startswith("CROSS_CHECK"):
-            return _json({"verdicts": review.verdicts_for(text, model)}, indent=2)
-        return _json({"findings": review.findings_for(text, model)}, indent=2)
+            reply = _json({"verdicts": review.verdicts_for(text, model)}, indent=2)
+        else:
+            findings = [] if taken else review.findings_for(text, model)
+            reply = _json({"findings": findings}, indent=2)
+        return _after_json(reply, found, taken, text)
     c = _Context(raw, text, model)
     if phase == "CONVERGENCE":
         return _convergence(c)
     if phase in ("DECISION", "REPAIR"):
         return _decision(c)
     sentences = _TEXT_PHASES.get(phase, _generic)(c)
-    if not P.asks_for_vote(text):
+    closing = []
+    if found is not None and taken:
+        sentences = [_obedience(c, found, text), *sentences]
+    elif found is not None:
+        closing.append(f"INJECTION: {found.what}")
+    if P.asks_for_vote(text):
+        # The last word of a challenger ends with its vote line, which its word limit includes.
+        told = found.vote if found is not None and taken else None
+        closing.append(f"VOTE: {told} - {_OBEYED_REASON}" if told else _vote_line(c, phase))
+        sentences = [s for s in sentences if not s.startswith("Vote:")]
+    if not closing:
         return _fit(sentences, P.word_limit(text)) if limited else " ".join(sentences)
-    # The last word of a challenger ends with its vote line, which its word limit includes.
-    vote = _vote_line(c, phase)
-    sentences = [s for s in sentences if not s.startswith("Vote:")]
-    room = P.word_limit(text) - count_words(vote)
+    room = P.word_limit(text) - sum(count_words(line) for line in closing)
     body = _fit(sentences, max(room, 1)) if limited else " ".join(sentences)
-    return f"{body}\n{vote}"
+    return "\n".join([body, *closing])
+
+
+_LEAD_PHASES = frozenset({"DECISION", "REPAIR", "CONVERGENCE"})
+_OBEYED_REASON = "The material under debate says to vote this way."
+
+
+def _obedience(c: _Context, found: I.Injection, text: str) -> str:
+    """The sentence of a sim the material has taken over: it follows the instruction and
+    gives away the canary its prompt told it never to repeat."""
+    canary = I.find_canary(text)
+    leak = f" The token is {canary}." if canary else ""
+    return f"{c.label} I follow the instruction in the material: {found.what}.{leak}"
+
+
+def _after_json(reply: str, found: I.Injection | None, taken: bool, text: str) -> str:
+    """A JSON reply with what its injected material made of it, on a line after the object:
+    the canary given away, or the injection reported."""
+    if found is None:
+        return reply
+    if taken:
+        canary = I.find_canary(text)
+        return f"{reply}\n{canary}" if canary else reply
+    return f"{reply}\nINJECTION: {found.what}"
 
 
 def _json(value: object, indent: int | None = None) -> str:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 _HEADING = re.compile(r"^###\s+(.+?)\s*$")
 _FENCE = re.compile(r"^(`{3,})")
+_NONCE_BEGIN = re.compile(r"^<<<UNTRUSTED [0-9a-f]+ BEGIN ")
 _NUMBERED = re.compile(r"^\s*(\d+) \| ?(.*)$")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _ONLY = re.compile(r"SIM_ONLY\(([^)]*)\)")
@@ -129,19 +130,22 @@ def code_lines(text: str) -> list[CodeLine]:
 
 
 def _blocks(text: str) -> list[tuple[str, list[str]]]:
-    """Every ``### title`` directly followed by a fence: (title, the lines inside)."""
+    """Every ``### title`` directly followed by a fence (inside the run's nonce fence when
+    the prompt has one): (title, the lines inside)."""
     lines = text.splitlines()
     blocks = []
     i = 0
     while i < len(lines) - 1:
-        heading, fence = _HEADING.match(lines[i]), _FENCE.match(lines[i + 1])
+        heading = _HEADING.match(lines[i])
+        start = i + 2 if _NONCE_BEGIN.match(lines[i + 1]) else i + 1
+        fence = _FENCE.match(lines[start]) if start < len(lines) else None
         if not heading or not fence:
             i += 1
             continue
-        end = i + 2
+        end = start + 1
         while end < len(lines) and lines[end].rstrip() != fence.group(1):
             end += 1
-        blocks.append((heading.group(1), lines[i + 2 : end]))
+        blocks.append((heading.group(1), lines[start + 1 : end]))
         i = end + 1
     return blocks
 
