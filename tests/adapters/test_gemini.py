@@ -83,3 +83,42 @@ def test_gemini_usage_sums_every_model_of_the_run():
 )
 def test_gemini_output_without_token_stats_reads_as_none_not_zero(stdout):
     assert adapter_for("gemini").read_usage(RawResult(1, stdout, "")) is None
+
+
+def gemini_auth(environ: dict[str, str], home, selected: str | None = None):
+    if selected is not None:
+        (home / ".gemini").mkdir(exist_ok=True)
+        settings = {"security": {"auth": {"selectedType": selected}}}
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    state = adapter_for("gemini").auth_state(environ, home)
+    return state.found, state.source
+
+
+def test_gemini_with_only_google_api_key_is_not_logged_in(tmp_path):
+    """0.61.0 reads GOOGLE_API_KEY for Vertex AI only; alone it exits 41 (measured)."""
+    assert gemini_auth({"GOOGLE_API_KEY": "g"}, tmp_path)[0] is False
+    vertex = {"GOOGLE_API_KEY": "g", "GOOGLE_GENAI_USE_VERTEXAI": "true"}
+    assert gemini_auth(vertex, tmp_path) == (True, "GOOGLE_API_KEY")
+
+
+def test_gemini_application_credentials_alone_do_not_log_it_in(tmp_path):
+    assert gemini_auth({"GOOGLE_APPLICATION_CREDENTIALS": "/k.json"}, tmp_path)[0] is False
+
+
+def test_gemini_reads_its_key_from_the_environment_or_its_dotenv_files(tmp_path):
+    assert gemini_auth({"GEMINI_API_KEY": "k"}, tmp_path) == (True, "GEMINI_API_KEY")
+    (tmp_path / ".env").write_text("GEMINI_API_KEY=from-file\n")
+    found, source = gemini_auth({}, tmp_path, selected="gemini-api-key")
+    assert found is True and source == f"GEMINI_API_KEY in {tmp_path / '.env'}"
+
+
+def test_gemini_selected_login_needs_its_credentials_file(tmp_path):
+    assert gemini_auth({}, tmp_path, selected="oauth-personal")[0] is None
+    (tmp_path / ".gemini" / "oauth_creds.json").write_text("{}")
+    found, source = gemini_auth({}, tmp_path, selected="oauth-personal")
+    assert found is True and source.endswith("oauth_creds.json")
+
+
+def test_gemini_with_a_selected_api_key_but_no_key_is_not_logged_in(tmp_path):
+    found, source = gemini_auth({}, tmp_path, selected="gemini-api-key")
+    assert found is False and "GEMINI_API_KEY is not set" in source

@@ -4,12 +4,13 @@ each its own way, refuses the archived kimi-cli 1.52+, and never runs `kimi` bar
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import answer_calls
 
 from council.adapters import adapter_for
-from council.adapters.base import RawResult, Status
+from council.adapters.base import RawResult, Status, Tool
 from council.adapters.kimi import ARG_PROMPT_LIMIT, KIMI_CLI, KIMI_CODE, PROMPT_FILE
 
 from fakes.install import expected_answer
@@ -111,3 +112,61 @@ async def test_neither_kimi_reports_usage_in_the_mode_council_runs_it(fakes, sea
     outcome = await seat_for("kimi").ask(PROMPT)
     assert outcome.text == expected_answer("kimi", PROMPT)
     assert outcome.usage is None
+
+
+def kimi_auth(environ: dict[str, str], home: Path) -> tuple[bool | None, str]:
+    state = adapter_for("kimi").auth_state(environ, home)
+    return state.found, state.source
+
+
+@pytest.mark.parametrize("name", ["MOONSHOT_API_KEY", "KIMI_MODEL_API_KEY", "KIMI_API_KEY"])
+def test_a_kimi_key_without_a_model_is_no_login(tmp_path, name):
+    """Measured: either program with only this key answers "No model configured" (kimi-code
+    2.1.0) or "LLM not set" (kimi-cli 1.51.0)."""
+    assert kimi_auth({name: "k"}, tmp_path)[0] is False
+
+
+def test_a_kimi_model_from_the_environment_needs_its_name_and_key(tmp_path):
+    code = {"KIMI_MODEL_NAME": "m", "KIMI_MODEL_API_KEY": "k"}
+    assert kimi_auth(code, tmp_path)[0] is True
+    assert kimi_auth({"KIMI_MODEL_NAME": "m", "KIMI_API_KEY": "k"}, tmp_path)[0] is True
+
+
+def test_a_kimi_login_counts_where_either_program_keeps_it(tmp_path):
+    moved = tmp_path / "code-home"
+    creds = moved / "credentials"
+    creds.mkdir(parents=True)
+    (creds / "kimi-code.json").write_text('{"access_token": "t"}')
+    assert kimi_auth({}, tmp_path)[0] is False
+    found, source = kimi_auth({"KIMI_CODE_HOME": str(moved)}, tmp_path)
+    assert found is True and source == str(creds / "kimi-code.json")
+
+
+def test_a_kimi_config_logs_in_only_when_its_default_model_has_a_key(tmp_path):
+    (tmp_path / ".kimi").mkdir()
+    config = tmp_path / ".kimi" / "config.toml"
+    config.write_text("[providers]\n")  # what a first run leaves: no model
+    assert kimi_auth({}, tmp_path)[0] is False
+    config.write_text(
+        'default_model = "m"\n[models.m]\nprovider = "p"\nmodel = "x"\n'
+        '[providers.p]\ntype = "kimi"\napi_key = "k"\n'
+    )
+    assert kimi_auth({}, tmp_path) == (True, str(config))
+
+
+def test_kimi_may_write_where_its_variables_moved_its_home(tmp_path):
+    env = {"KIMI_CODE_HOME": str(tmp_path / "a"), "KIMI_SHARE_DIR": str(tmp_path / "b")}
+    dirs, _ = adapter_for("kimi").state_paths(env, tmp_path)
+    assert {tmp_path / "a", tmp_path / "b", tmp_path / ".kimi", tmp_path / ".kimi-code"} <= set(
+        dirs
+    )
+
+
+def test_kimi_cli_logged_in_under_kimi_share_dir_runs_warm(tmp_path):
+    share = tmp_path / "share"
+    (share / "credentials").mkdir(parents=True)
+    (share / "credentials" / "kimi-code.json").write_text('{"access_token": "t"}')
+    tool = Tool("kimi", ("kimi",), "1.51.0", "kimi-cli")
+    adapter = adapter_for("kimi")
+    assert adapter.warm_refusal(tool, {}, tmp_path) is not None
+    assert adapter.warm_refusal(tool, {"KIMI_SHARE_DIR": str(share)}, tmp_path) is None

@@ -74,7 +74,7 @@ def test_the_table_says_how_to_install_a_missing_cli(tmp_path, empty_bin):
 
 def test_fake_clis_on_path_are_listed_with_versions_and_default_seats(tmp_path):
     fakes = install_fakes(tmp_path / "bin")
-    result = doctor(tmp_path, [fakes.bin_dir], "--json", OPENAI_API_KEY="sk-x")
+    result = doctor(tmp_path, [fakes.bin_dir], "--json", CODEX_API_KEY="sk-x")
     report = json.loads(result.stdout)
     by_name = {c["name"]: c for c in report["clis"]}
     assert result.returncode == 0, result.stderr
@@ -85,7 +85,7 @@ def test_fake_clis_on_path_are_listed_with_versions_and_default_seats(tmp_path):
     assert by_name["claude"]["default_seats"] == ["advocate"]
     assert by_name["codex"]["default_seats"] == ["critic", "lead"]
     assert by_name["codex"]["sandbox"] == "-s read-only"
-    assert by_name["codex"]["auth"] == {"found": True, "source": "OPENAI_API_KEY"}
+    assert by_name["codex"]["auth"] == {"found": True, "source": "CODEX_API_KEY"}
     assert by_name["gemini"]["auth"]["found"] is False
 
 
@@ -95,7 +95,7 @@ def test_a_version_council_was_not_tested_with_says_untested_in_the_state(tmp_pa
     result = doctor(tmp_path, [fakes.bin_dir])
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("codex ")]
     assert line.split()[:3] == ["codex", "untested", "0.200.0"]
-    assert "* codex: not tested with 0.200.0; tested with 0.169.0" in result.stdout
+    assert "* codex: not tested with 0.200.0; tested with 0.171.0" in result.stdout
     assert result.returncode == 0  # untested still debates
     codex = cli_row(doctor(tmp_path, [fakes.bin_dir], "--json"), "codex")
     assert (codex["state"], codex["status"], codex["tested"]) == ("ok", "untested", False)
@@ -153,6 +153,17 @@ def test_a_version_probe_that_crashes_with_a_stack_trace_is_one_line_naming_the_
         f"`{sys.executable} --version` failed: "
         "SyntaxError: The requested module does not provide an export named X"
     )
+
+
+def test_codex_with_only_openai_api_key_is_reported_not_logged_in(tmp_path):
+    """codex never reads OPENAI_API_KEY (its own key is CODEX_API_KEY): doctor must not call
+    it logged in by that key."""
+    fakes = install_fakes(tmp_path / "bin", ["codex"])
+    result = doctor(tmp_path, [fakes.bin_dir], "--json", OPENAI_API_KEY="sk-x")
+    codex = next(c for c in json.loads(result.stdout)["clis"] if c["name"] == "codex")
+    assert codex["auth"]["found"] is False
+    assert "no CODEX_API_KEY" in codex["auth"]["source"]
+    assert "OPENAI_API_KEY is set, but codex does not read it" in codex["auth"]["source"]
 
 
 def test_the_archived_kimi_is_unusable_with_the_fix_and_never_run_bare(tmp_path):

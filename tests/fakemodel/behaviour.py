@@ -24,6 +24,9 @@ A marker is `[[fake:NAME]]` or `[[fake:NAME=VALUE]]` anywhere in the prompt:
                              reports both its API's way; the input and output totals, about
                              four characters a token, stay the same)
 
+A rule can also demand a key: `key="k"` answers 401 to every request whose `Authorization`
+is not `Bearer k` (how the OpenAI APIs take a key), as the real API does.
+
 Rules do the same for requests that carry no marker: `server.add_rule(client="qwen",
 status=429, fail_first=1)`. Markers win over rules.
 """
@@ -49,6 +52,7 @@ class Behaviour:
     write_path: str | None = None
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    key: str | None = None  # the bearer token a request must carry (else 401)
 
     @property
     def failing_status(self) -> int | None:

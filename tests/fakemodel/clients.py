@@ -46,7 +46,8 @@ def client_setup(
 
 def _codex(url: str, home: Path, key: str | None) -> ClientSetup:
     (home / ".codex").mkdir(exist_ok=True)
-    # OPENAI_API_KEY rather than a made-up name: it is what council lets through to codex.
+    # A provider of the user's own (council caps its retries); its key in CODEX_API_KEY, a
+    # variable council lets through to codex. `codex_built_in` uses codex's own provider.
     (home / ".codex" / "config.toml").write_text(
         f'model_provider = "fakemodel"\n'
         f'model = "{MODEL}"\n'
@@ -55,10 +56,20 @@ def _codex(url: str, home: Path, key: str | None) -> ClientSetup:
         'name = "fakemodel"\n'
         f'base_url = "{url}/v1"\n'
         'wire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
+        'env_key = "CODEX_API_KEY"\n'
     )
-    env = {"OPENAI_API_KEY": key} if key else {}
+    env = {"CODEX_API_KEY": key} if key else {}
     return ClientSetup("codex", "codex", "codex", env, model=None)
+
+
+def codex_built_in(server: FakeModelServer, home: Path) -> None:
+    """Point codex's built-in `openai` provider at `server` (`openai_base_url`, which 0.169.0
+    and 0.171.0 read; they ignore OPENAI_BASE_URL): what a user with an OpenAI key runs, its
+    credentials found as codex finds them (CODEX_API_KEY, `auth.json`)."""
+    (home / ".codex").mkdir(exist_ok=True)
+    (home / ".codex" / "config.toml").write_text(
+        f'model = "{MODEL}"\nopenai_base_url = "{server.url("codex")}/v1"\n'
+    )
 
 
 def _claude(url: str, home: Path, key: str | None) -> ClientSetup:

@@ -160,7 +160,7 @@ class FakeModelServer:
             found = [
                 r
                 for r in self.log
-                if r.outcome not in ("list", "count")
+                if r.outcome not in ("list", "count", "websocket")
                 and (client is None or r.client == client)
                 and prompt_has in r.prompt
             ]
@@ -345,6 +345,12 @@ class _Handler(BaseHTTPRequestHandler):
         entry = LoggedRequest(client, "GET", path, dialect.name, dict(self.headers), None)
         entry.outcome = "list"
         self.fake.record(entry)
+        if self.headers.get("Upgrade", "").lower() == "websocket":
+            # HTTP only: 426 is what makes a client that tries a WebSocket first (codex's
+            # built-in provider) fall back to HTTPS at once, instead of reconnecting 5 times.
+            entry.status, entry.outcome = 426, "websocket"
+            self._send_json(426, {"error": {"message": "no WebSocket here", "code": 426}})
+            return
         if path.endswith("/models"):
             self._send_json(200, dialect.models())
             return
@@ -422,6 +428,12 @@ class _Handler(BaseHTTPRequestHandler):
             entry.outcome = "hang"
             fake.wait(None, self.connection)
             self.close_connection = True
+            return
+        key = behaviour.key
+        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
+            # What the real API answers a request without the key it expects.
+            entry.status, entry.outcome = 401, "error"
+            self._send_json(401, dialect.error(401, "fake model: 401 Unauthorized"))
             return
         caller = self._caller_marker() if behaviour.fail_calls is not None else None
         entry.caller = caller

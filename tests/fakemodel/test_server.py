@@ -140,6 +140,33 @@ def test_a_rule_applies_to_its_client_only(server):
     assert post(f"{server.url('qwen')}/v1/chat/completions", chat("z"))[0] == 200
 
 
+def test_a_key_rule_refuses_a_request_without_that_bearer_token_as_the_real_api_does(server):
+    server.add_rule(client="codex", key="k1")
+    url = f"{server.url('codex')}/v1/chat/completions"
+    assert post(url, chat("a"), {"Authorization": "Bearer k1"})[0] == 200
+    assert post(url, chat("b"), {"Authorization": "Bearer k2"})[0] == 401
+    assert post(url, chat("c"))[0] == 401
+    assert [(r.status, r.headers.get("Authorization")) for r in server.requests("codex")] == [
+        (200, "Bearer k1"),
+        (401, "Bearer k2"),
+        (401, None),
+    ]
+
+
+def test_a_websocket_upgrade_is_refused_with_426_and_is_no_model_request(server):
+    """426 makes codex's built-in provider fall back to HTTPS at once; anything else costs
+    its five reconnects (about 10 s) first."""
+    request = urllib.request.Request(
+        f"{server.url('codex')}/v1/responses",
+        headers={"Upgrade": "websocket", "Connection": "Upgrade"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    refused.value.close()
+    assert refused.value.code == 426
+    assert server.requests() == [] and [r.outcome for r in server.log] == ["websocket"]
+
+
 def test_a_hang_holds_the_request_until_the_client_leaves(server):
     request = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
     body = json.dumps(chat("[[fake:hang]]")).encode()

@@ -17,6 +17,7 @@ import pytest
 from council.adapters.base import Status
 from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER
+from fakemodel.clients import API_KEY, codex_built_in
 from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
@@ -170,6 +171,35 @@ async def test_a_codex_500_on_a_warm_worker_is_retried_once_inside_codex(real_cl
     assert [r.status for r in seat.server.requests("codex")] == [500, 500]
 
 
+async def test_codex_app_server_ignores_codex_api_key_so_such_a_seat_spawns_per_call(real_cli):
+    """`codex exec` sends CODEX_API_KEY; `codex app-server` sends no key at all (0.169.0 and
+    0.171.0), so a seat with only that key runs spawned (`warm_refusal`). The key `codex
+    login --with-api-key` writes to auth.json is read by both. When a codex sends the
+    variable from its app-server too, the warm call below passes: drop the refusal."""
+    seat = warm_seat(real_cli, "codex")
+    codex_built_in(seat.server, seat.home)
+    seat.server.add_rule(client="codex", key=API_KEY)
+    tool = await seat.resolve()
+    assert "does not read CODEX_API_KEY" in (
+        seat.adapter.warm_refusal(tool, seat.environ, seat.home) or ""
+    )
+    async with seat.warm_worker() as worker:
+        warm = await seat.ask("Question: warm key?", soft=SOFT_S, warm=worker, policy=NO_RETRY)
+    spawned = await seat.ask("Question: spawned key?", soft=SOFT_S)
+    assert warm.status is Status.AUTH, (warm.detail, warm.stderr_tail)
+    assert spawned.status is Status.OK, (spawned.detail, spawned.stderr_tail)
+    logged_in = {**seat.environ}
+    del logged_in["CODEX_API_KEY"]
+    (seat.home / ".codex" / "auth.json").write_text(
+        json.dumps({"auth_mode": "apikey", "OPENAI_API_KEY": API_KEY})
+    )
+    seat.environ = logged_in
+    assert seat.adapter.warm_refusal(tool, seat.environ, seat.home) is None
+    async with seat.warm_worker() as worker:
+        login = await seat.ask("Question: login key?", soft=SOFT_S, warm=worker)
+    assert login.status is Status.OK and login.attempts[0].warm, (login.detail, login.stderr_tail)
+
+
 @pytest.mark.parametrize("cli", WARM)
 async def test_a_worker_killed_twice_leaves_the_seat_spawning_per_call(real_cli, cli):
     seat = warm_seat(real_cli, cli)
@@ -193,7 +223,7 @@ async def test_a_worker_killed_twice_leaves_the_seat_spawning_per_call(real_cli,
 CACHED, REASONING = 3, 5
 # What each warm mode reports: gemini's ACP counts its output without the thinking tokens
 # and says nothing of them, so its output is unknown (None).
-WARM_USAGE = {"gemini": False, "qwen": True, "claude": True}
+WARM_USAGE = {"gemini": False, "qwen": True, "claude": True, "codex": True}
 
 
 @pytest.mark.parametrize("cli", list(WARM_USAGE))

@@ -18,6 +18,7 @@ SOURCE = {
     "TERM": "xterm-256color",
     "ANTHROPIC_API_KEY": "sk-ant-secret",
     "OPENAI_API_KEY": "sk-openai-secret",
+    "CODEX_API_KEY": "sk-codex-secret",
     "GEMINI_API_KEY": "gem-secret",
     "AWS_SECRET_ACCESS_KEY": "aws-secret",
     "CLAUDECODE": "1",
@@ -45,8 +46,11 @@ def test_basics_pass_and_terminal_settings_are_forced():
 def test_one_vendors_keys_never_reach_another_vendors_cli():
     claude, codex, gemini = env_for("claude"), env_for("codex"), env_for("gemini")
     assert claude["ANTHROPIC_API_KEY"] and "OPENAI_API_KEY" not in claude
-    assert codex["OPENAI_API_KEY"] and "ANTHROPIC_API_KEY" not in codex
+    # codex reads CODEX_API_KEY, never OPENAI_API_KEY: the metered key stays out of it too.
+    assert codex["CODEX_API_KEY"] and "OPENAI_API_KEY" not in codex
+    assert "ANTHROPIC_API_KEY" not in codex
     assert gemini["GEMINI_API_KEY"] and "OPENAI_API_KEY" not in gemini
+    assert all("CODEX_API_KEY" not in e for e in (claude, gemini))
     assert all("AWS_SECRET_ACCESS_KEY" not in e for e in (claude, codex, gemini))
 
 

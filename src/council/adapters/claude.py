@@ -37,7 +37,10 @@ class ClaudeAdapter(Adapter):
     name = "claude"
     vendor = "anthropic"
     binary = "claude"
-    tested_version = "2.1.332"  # and 2.1.197, the previous pin (realcli suite on both)
+    tested_version = "2.1.332"
+    # The previous pin: the realcli suite passed on it too (2026-11-28), and the fake CLI
+    # and the replayed-output tests still speak it.
+    tested_versions = ("2.1.197",)
     install_hint = "npm install -g @anthropic-ai/claude-code"
     login_hint = "run `claude` and type /login, or set ANTHROPIC_API_KEY"
     read_only_tools = "Read,Grep,Glob"

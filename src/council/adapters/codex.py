@@ -26,7 +26,9 @@ from council.adapters.base import (
     Usage,
     Verdict,
     first_line,
+    json_objects,
     parse_retry_after,
+    token_count,
 )
 from council.adapters.warm import (
     Channel,
@@ -73,18 +75,31 @@ LEAN_SETTINGS = (
 # go to a provider the user defined, and the built-in `openai` keeps codex's own retries.
 RETRY_CAPS = ("request_max_retries=0", "stream_max_retries=1")
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+# The key codex takes from the environment for OpenAI (0.169.0 and 0.171.0, measured against a
+# server that logs the Authorization header): `codex exec` sends it as the bearer token, and
+# OPENAI_API_KEY is never read for that (it only names the key field of `auth.json`).
+API_KEY_ENV = "CODEX_API_KEY"
 
 
 class CodexAdapter(Adapter):
     name = "codex"
     vendor = "openai"
     binary = "codex"
-    tested_version = "0.169.0"
+    tested_version = "0.171.0"
+    # The previous pin: the realcli suite passed on it too (2026-11-28), and the fake CLI
+    # and the replayed-output tests still speak it.
+    tested_versions = ("0.169.0",)
     install_hint = "npm install -g @openai/codex"
-    login_hint = "run `codex login`, or set OPENAI_API_KEY"
+    login_hint = "run `codex login`, or set CODEX_API_KEY (codex does not read OPENAI_API_KEY)"
     sandbox = "-s read-only"
-    env_prefixes = ("OPENAI_",)
-    env_names = ("CODEX_HOME",)
+    # Exactly what codex reads: its home, its key, and the two headers its built-in `openai`
+    # provider takes from the environment (OpenAI-Organization, OpenAI-Project). Not
+    # OPENAI_API_KEY nor the rest of OPENAI_*: codex never reads the key (nor OPENAI_BASE_URL),
+    # so passing it would only put a metered key into a process that has no use for it. A
+    # provider of the user's own that reads a variable (`env_key`) gets it through `pass_env`
+    # (`auth_state` says so when it is missing).
+    env_prefixes = ()
+    env_names = ("CODEX_HOME", API_KEY_ENV, "OPENAI_ORGANIZATION", "OPENAI_PROJECT")
     host_markers = ("CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
     forbidden_args = (
         "--dangerously-bypass-approvals-and-sandbox",
@@ -112,8 +127,8 @@ class CodexAdapter(Adapter):
         *RATE_LIMIT_PATTERNS,
         re.compile(r"experiencing high demand", re.I),
     )
-    # codex 0.169.0 when a provider's key variable is unset:
-    # "ERROR: Missing environment variable: `OPENAI_API_KEY`." (exit 1)
+    # codex 0.169.0 when a provider's key variable (`env_key`) is unset:
+    # "Missing environment variable: `OPENAI_API_KEY`." (exit 1)
     auth_patterns = (
         *AUTH_PATTERNS,
         re.compile(r"missing environment variable: `\w*(?:KEY|TOKEN)\w*`", re.I),
@@ -123,7 +138,8 @@ class CodexAdapter(Adapter):
         return False  # plain text
 
     def build(self, tool: Tool, request: Request) -> Invocation:
-        # The answer file goes to the record, not the room: rooms are read-only.
+        # The answer file goes to the record, not the room: rooms are read-only. `--json`:
+        # events on stdout, the turn's token counts among them (`read_usage`).
         argv = [
             *tool.command,
             "exec",
@@ -131,6 +147,7 @@ class CodexAdapter(Adapter):
             "--ephemeral",
             "--color",
             "never",
+            "--json",
             "-s",
             "read-only",
             "-o",
@@ -171,28 +188,40 @@ class CodexAdapter(Adapter):
         return WarmLaunch(argv=tuple(argv), driver=lambda: CodexAppDriver(self))
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
-        # `codex exec` echoes the prompt on stderr: "401" or "rate limit" in a debated log
-        # must not be read as codex's own error.
-        if result.exit_code != 0 and prompt.strip():
-            result = replace(result, stderr=result.stderr.replace(prompt.strip(), ""))
+        """A failure is read from what codex said went wrong (its `error` and `turn.failed`
+        events, and stderr), never from the answer text the events also carry. Without
+        `--json` (0.169.0) it echoes the prompt on stderr: "401" or "rate limit" in a debated
+        log must not be read as codex's own error either way."""
+        if result.exit_code != 0:
+            stderr = result.stderr.replace(prompt.strip(), "") if prompt.strip() else result.stderr
+            result = replace(result, stdout=_failure_text(result.stdout), stderr=stderr)
         return super().classify(result, prompt)
 
     def extract(self, result: RawResult) -> str:
         if result.answer_file_text is not None and result.answer_file_text.strip():
             return result.answer_file_text
-        return result.stdout  # stdout carries only the final message too
+        # The last agent message of the events, when codex wrote no answer file.
+        texts = [
+            str(_mapping(event.get("item")).get("text", ""))
+            for event in _events(result.stdout)
+            if event.get("type") == "item.completed"
+            and _mapping(event.get("item")).get("type") == "agent_message"
+        ]
+        return texts[-1] if texts else ""
 
     def read_usage(self, result: RawResult) -> Usage | None:
-        """None: what codex prints without `--json` fits no figure council keeps.
-
-        Its last stderr lines are `tokens used` and one number (0.169.0; with thousands
-        separators in the user's locale). That number is codex's "blended total": input
-        minus cached input, plus output, summed over the run's requests. It is neither the
-        input, nor the output, nor the total once a prompt cache is hit, and splitting it
-        would be an estimate. `--json` would give `turn.completed` events with the split
-        (`input_tokens`, `cached_input_tokens`, `output_tokens`, `reasoning_output_tokens`),
-        but council runs codex in its plain mode, which also writes the answer file.
+        """The `usage` of the run's `turn.completed` event (`codex exec --json`, 0.169.0 and
+        0.171.0), summed over the turn's requests. `input_tokens` already includes
+        `cached_input_tokens` and `output_tokens` the `reasoning_output_tokens` (the Responses
+        API's counts), so input is every token the model read, as council counts it for
+        every CLI. A failed turn reports none. (The `tokens used` number codex prints on stderr
+        without `--json` is input minus cached input plus output: no figure council keeps.)
         """
+        for event in reversed(_events(result.stdout)):
+            if event.get("type") == "turn.completed" and isinstance(event.get("usage"), Mapping):
+                usage = event["usage"]
+                tokens = (usage["input_tokens"], usage["output_tokens"])
+                return Usage(token_count(tokens[0]), token_count(tokens[1]))
         return None
 
     def state_paths(
@@ -203,12 +232,61 @@ class CodexAdapter(Adapter):
         return super().state_paths(env, home)
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
-        if env.get("OPENAI_API_KEY"):
-            return AuthState(True, "OPENAI_API_KEY")
-        auth = Path(env.get("CODEX_HOME") or home / ".codex") / "auth.json"
+        """What authenticates the provider codex will use, as the call's environment has it.
+
+        OpenAI (the built-in `openai`, or a provider of the user's own with
+        `requires_openai_auth`): CODEX_API_KEY, else `auth.json` in CODEX_HOME (written by
+        `codex login`; with `cli_auth_credentials_store` keyring or auto the login may be in the
+        OS keyring, which council cannot look at). A provider of the user's own with
+        `env_key`: that variable, which must reach codex (`pass_env`)."""
+        env = {**env, **self.settings.env}
+        codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
+        provider_id, provider = active_provider(self.settings.extra_args, codex_home)
+        if provider is not None and not provider.get("requires_openai_auth"):
+            key = provider.get("env_key")
+            if not isinstance(key, str) or not key:
+                return AuthState(True, f"codex's provider `{provider_id}` takes no key")
+            if key not in {*self.env_names, *self.settings.pass_env, *self.settings.env}:
+                return AuthState(
+                    False,
+                    f"{key} (env_key of codex's provider `{provider_id}`) does not reach codex: "
+                    f"add it to clis.{self.display_name}.pass_env",
+                )
+            if env.get(key):
+                return AuthState(True, key)
+            return AuthState(False, f"{key} (env_key of codex's provider `{provider_id}`) is unset")
+        if provider is None and provider_id not in (None, "openai"):
+            return AuthState(None, f"codex's built-in provider `{provider_id}`: not checked")
+        if env.get(API_KEY_ENV):
+            return AuthState(True, API_KEY_ENV)
+        auth = codex_home / "auth.json"
         if auth.is_file():
             return AuthState(True, str(auth))
-        return AuthState(False, "no OPENAI_API_KEY and no auth.json")
+        store = _toml(codex_home / "config.toml").get("cli_auth_credentials_store")
+        if store in ("keyring", "auto"):
+            return AuthState(None, f"no {API_KEY_ENV}; a `codex login` may be in the OS keyring")
+        ignored = (
+            "; OPENAI_API_KEY is set, but codex does not read it"
+            if env.get("OPENAI_API_KEY")
+            else ""
+        )
+        return AuthState(False, f"no {API_KEY_ENV} and no {auth}{ignored}")
+
+    def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
+        """`codex app-server` does not read CODEX_API_KEY (0.169.0 and 0.171.0: its requests
+        carry no key; `codex exec` sends it): with that key and no `codex login`, every call
+        spawns `codex exec`."""
+        env = {**env, **self.settings.env}
+        codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
+        _, provider = active_provider(self.settings.extra_args, codex_home)
+        if provider is not None and not provider.get("requires_openai_auth"):
+            return None  # its own key variable, which the app-server reads
+        if env.get(API_KEY_ENV) and not (codex_home / "auth.json").is_file():
+            return (
+                f"`codex app-server` does not read {API_KEY_ENV}, so every call runs `codex "
+                "exec`; `codex login --with-api-key` (the key on stdin) lets the seat run warm"
+            )
+        return None
 
 
 class CodexAppDriver(SessionDriver):
@@ -246,12 +324,15 @@ class CodexAppDriver(SessionDriver):
             raise ProtocolError("thread/start answered without a thread id")
         texts: list[str] = []
         ended: list[Mapping[str, Any]] = []
+        counts: list[Mapping[str, Any]] = []
 
         def on_note(message: dict[str, Any]) -> None:
             params = _mapping(message.get("params"))
             if params.get("threadId") != thread:
                 return
-            if message.get("method") == "item/completed":
+            if message.get("method") == "thread/tokenUsage/updated":
+                counts.append(_mapping(_mapping(params.get("tokenUsage")).get("total")))
+            elif message.get("method") == "item/completed":
                 item = _mapping(params.get("item"))
                 if item.get("type") == "agentMessage":
                     texts.append(str(item.get("text", "")))
@@ -267,11 +348,14 @@ class CodexAppDriver(SessionDriver):
         finally:
             self._turn = None
         status = ended[0].get("status")
+        usage = _turn_usage(counts[-1]) if counts else None
         if status == "completed":
-            return WarmTurn(answer_verdict(texts[-1] if texts else "", prompt))
+            return WarmTurn(answer_verdict(texts[-1] if texts else "", prompt, usage))
         if status == "interrupted":
-            return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
-        return WarmTurn(self._failure(_mapping(ended[0].get("error"))))
+            verdict = Verdict(Status.ERROR, detail="the turn was interrupted")
+        else:
+            verdict = self._failure(_mapping(ended[0].get("error")))
+        return WarmTurn(replace(verdict, usage=usage))
 
     def _failure(self, error: Mapping[str, Any]) -> Verdict:
         message = str(error.get("message") or "the turn failed")
@@ -300,6 +384,40 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _turn_usage(total: Mapping[str, Any]) -> Usage | None:
+    """A call's figures from its thread's running `total` (a new thread per call, so the
+    thread's total is the call's): `inputTokens` includes `cachedInputTokens` and
+    `outputTokens` the `reasoningOutputTokens`, as in `codex exec --json`."""
+    try:
+        return Usage(token_count(total["inputTokens"]), token_count(total["outputTokens"]))
+    except (KeyError, ValueError):
+        return None  # a shape council does not know: no figure rather than a wrong one
+
+
+def _events(stdout: str) -> list[Mapping[str, Any]]:
+    """The JSON events of `codex exec --json`, one a line."""
+    return [e for e in json_objects(stdout) if isinstance(e, Mapping)]
+
+
+def _failure_text(stdout: str) -> str:
+    """What codex said went wrong in its events (`error`, `turn.failed`), and any line of
+    stdout that is no event; never an agent message."""
+    lines: list[str] = []
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            lines.append(line)
+            continue
+        if not isinstance(event, Mapping):
+            continue
+        if event.get("type") == "error":
+            lines.append(str(event.get("message", "")))
+        elif event.get("type") == "turn.failed":
+            lines.append(str(_mapping(event.get("error")).get("message", "")))
+    return "\n".join(lines)
+
+
 def lean_config(instructions: Path) -> list[str]:
     """The `-c` overrides of a lean call: council's instructions (`instructions`, a file) in
     place of codex's, and no tool at all. `-s read-only` stays as it is."""
@@ -311,10 +429,12 @@ def lean_config(instructions: Path) -> list[str]:
     return [arg for setting in settings for arg in ("-c", setting)]
 
 
-def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
-    """`-c model_providers.<id>.request_max_retries=0 ...` for the provider this call will
-    use, when the user defined it (config.toml, a `--profile` file, or `-c model_provider=`
-    in extra_args); nothing for a built-in provider, which codex does not let us change."""
+def active_provider(
+    extra_args: Sequence[str], codex_home: Path
+) -> tuple[str | None, Mapping[str, Any] | None]:
+    """The id of the provider a call will use (None: codex's default, `openai`; "oss":
+    `--oss`, a local one) and its settings when the user defined it (config.toml, a
+    `--profile` file, or `-c model_provider=` in extra_args); None for a built-in one."""
     config = _toml(codex_home / "config.toml")
     provider = config.get("model_provider")
     providers = dict(config.get("model_providers") or {})
@@ -326,8 +446,19 @@ def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
         elif flag in ("-c", "--config") and value.partition("=")[0].strip() == "model_provider":
             provider = value.partition("=")[2].strip().strip("\"'")
         elif flag == "--oss":
-            provider = None  # a built-in local provider
-    if not isinstance(provider, str) or provider not in providers or not _BARE_KEY.match(provider):
+            return "oss", None  # a built-in local provider
+    if not isinstance(provider, str):
+        return None, None
+    settings = providers.get(provider)
+    return provider, settings if isinstance(settings, Mapping) else None
+
+
+def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
+    """`-c model_providers.<id>.request_max_retries=0 ...` for the provider this call will
+    use, when the user defined it; nothing for a built-in provider, which codex does not let
+    us change."""
+    provider, settings = active_provider(extra_args, codex_home)
+    if provider is None or settings is None or not _BARE_KEY.match(provider):
         return []
     return [arg for cap in RETRY_CAPS for arg in ("-c", f"model_providers.{provider}.{cap}")]
 

@@ -36,6 +36,58 @@ EXIT_TURN_LIMIT = 53
 EXIT_UNTRUSTED = 55
 
 
+def _dotenv(gemini_home: Path) -> dict[str, str]:
+    """The variables of the first `.env` 0.61.0 finds from a seat's room (none there):
+    `~/.gemini/.env`, else `~/.env`. Plain `NAME=value` lines; quotes stripped."""
+    for path in (gemini_home / ".gemini" / ".env", gemini_home / ".env"):
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        values = {}
+        for line in lines:
+            name, sep, value = line.strip().removeprefix("export ").partition("=")
+            if sep and name.strip() and not name.startswith("#"):
+                values[name.strip()] = value.strip().strip("\"'")
+        return values
+    return {}
+
+
+def _selected_auth(settings: Path) -> str | None:
+    """`security.auth.selectedType` of the user's settings (what `gemini` saves at login)."""
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    auth = data.get("security", {}).get("auth", {}) if isinstance(data, dict) else {}
+    selected = auth.get("selectedType") if isinstance(auth, dict) else None
+    return selected if isinstance(selected, str) and selected else None
+
+
+def _auth_type_from_env(env: Mapping[str, str]) -> str | None:
+    """The auth type 0.61.0 takes from its variables when none is selected, in its order."""
+    if env.get("GOOGLE_GENAI_USE_GCA") == "true":
+        return "oauth-personal"
+    if env.get("GOOGLE_GENAI_USE_VERTEXAI") == "true":
+        return "vertex-ai"
+    if env.get("GOOGLE_GEMINI_BASE_URL"):
+        return "gateway"
+    if env.get("GEMINI_API_KEY"):
+        return "gemini-api-key"
+    if env.get("GEMINI_CLI_USE_COMPUTE_ADC") == "true":
+        return "compute-default-credentials"
+    return None
+
+
+def _source(name: str, env: Mapping[str, str], gemini_home: Path) -> str:
+    if env.get(name):
+        return name
+    for path in (gemini_home / ".gemini" / ".env", gemini_home / ".env"):
+        if path.is_file():
+            return f"{name} in {path}"
+    return name
+
+
 class GeminiAdapter(Adapter):
     name = "gemini"
     vendor = "google"
@@ -132,13 +184,44 @@ class GeminiAdapter(Adapter):
         )
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
-        for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"):
-            if env.get(name):
-                return AuthState(True, name)
-        creds = home / ".gemini" / "oauth_creds.json"
-        if creds.is_file():
-            return AuthState(True, str(creds))
-        return AuthState(False, "no GEMINI_API_KEY and no ~/.gemini/oauth_creds.json")
+        """As 0.61.0 decides headless: the auth type selected in its settings, else the one
+        its variables name; then that type's credentials. The variables may also come from
+        `~/.gemini/.env` or `~/.env` (read when not set already). GOOGLE_API_KEY counts only
+        for Vertex AI: alone it exits 41 ("Please set an Auth method")."""
+        env = {**env, **self.settings.env}
+        gemini_home = Path(env.get("GEMINI_CLI_HOME") or home)
+        found = {**_dotenv(gemini_home), **env}
+        selected = _selected_auth(gemini_home / ".gemini" / "settings.json")
+        kind = selected or _auth_type_from_env(found)
+        if kind is None:
+            return AuthState(
+                False, "no GEMINI_API_KEY and no auth method in ~/.gemini/settings.json"
+            )
+        if kind == "gemini-api-key":
+            if found.get("GEMINI_API_KEY"):
+                return AuthState(True, _source("GEMINI_API_KEY", env, gemini_home))
+            if (gemini_home / ".gemini" / "gemini-credentials.json").is_file():
+                return AuthState(None, "GEMINI_API_KEY unset; a key saved by `gemini` may be kept")
+            return AuthState(False, "gemini-api-key selected, but GEMINI_API_KEY is not set")
+        if kind == "oauth-personal":
+            creds = gemini_home / ".gemini" / "oauth_creds.json"
+            if creds.is_file():
+                return AuthState(True, str(creds))
+            if found.get("GOOGLE_APPLICATION_CREDENTIALS"):
+                return AuthState(True, "GOOGLE_APPLICATION_CREDENTIALS")
+            return AuthState(None, f"a Google login, not in {creds} (maybe in the keychain)")
+        if kind == "vertex-ai":
+            if found.get("GOOGLE_API_KEY"):
+                return AuthState(True, _source("GOOGLE_API_KEY", env, gemini_home))
+            project = found.get("GOOGLE_CLOUD_PROJECT") or found.get("GOOGLE_CLOUD_PROJECT_ID")
+            if project and found.get("GOOGLE_CLOUD_LOCATION"):
+                return AuthState(None, "Vertex AI by Application Default Credentials: not checked")
+            return AuthState(
+                False, "Vertex AI needs GOOGLE_API_KEY, or GOOGLE_CLOUD_PROJECT and _LOCATION"
+            )
+        if kind == "gateway":
+            return AuthState(True, "GOOGLE_GEMINI_BASE_URL (a gateway)")
+        return AuthState(None, f"auth type {kind}: not checked")
 
     # -- warm worker: `gemini --acp` (0.61.0) ----------------------------------------------
 

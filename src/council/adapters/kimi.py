@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -64,7 +65,10 @@ class KimiAdapter(Adapter):
     binary = "kimi"
     tested_version = "1.51.0 (kimi-cli), 2.1.0 (kimi-code)"
     install_hint = "npm install -g @moonshot-ai/kimi-code"
-    login_hint = "run `kimi` in a terminal and log in, or set KIMI_MODEL_API_KEY (kimi-code)"
+    login_hint = (
+        "run `kimi` in a terminal and log in, or set KIMI_MODEL_NAME and KIMI_MODEL_API_KEY "
+        "(kimi-code)"
+    )
     # kimi-cli takes --plan with --quiet; kimi-code refuses --plan with -p ("Cannot combine
     # --prompt with --plan", 2.1.0): there the room copy and write confinement are the guard.
     sandbox = "--plan (kimi-cli); clean room and write confinement only (kimi-code)"
@@ -196,13 +200,37 @@ class KimiAdapter(Adapter):
         return None
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
-        for name in ("KIMI_MODEL_API_KEY", "MOONSHOT_API_KEY", "KIMI_API_KEY"):
-            if env.get(name):
-                return AuthState(True, name)
-        for path in (home / ".kimi" / "config.toml", home / ".kimi" / "credentials"):
-            if path.exists():
-                return AuthState(True, str(path))
-        return AuthState(None, "no key in the environment; kimi-code keeps its login elsewhere")
+        """What gives either program a model (measured: a key variable alone, MOONSHOT_API_KEY
+        or KIMI_MODEL_API_KEY or KIMI_API_KEY, gets "No model configured" / "LLM not set").
+        kimi-code 2.1.0: KIMI_MODEL_NAME with KIMI_MODEL_API_KEY, else a login
+        (`credentials/kimi-code.json`) or a `default_model` in config.toml under
+        KIMI_CODE_HOME (~/.kimi-code). kimi-cli 1.51.0: KIMI_API_KEY with KIMI_MODEL_NAME,
+        else the same files under KIMI_SHARE_DIR (~/.kimi)."""
+        env = {**env, **self.settings.env}
+        if env.get("KIMI_MODEL_NAME") and env.get("KIMI_MODEL_API_KEY"):
+            return AuthState(True, "KIMI_MODEL_NAME and KIMI_MODEL_API_KEY (kimi-code)")
+        if env.get("KIMI_MODEL_NAME") and env.get("KIMI_API_KEY"):
+            return AuthState(True, "KIMI_MODEL_NAME and KIMI_API_KEY (kimi-cli)")
+        homes = _kimi_homes(env, home)
+        for directory in homes:
+            creds = directory / "credentials" / "kimi-code.json"
+            if _has_token(creds):
+                return AuthState(True, str(creds))
+        for directory in homes:
+            if (state := _configured_model(directory / "config.toml", env)) is not None:
+                return state
+        return AuthState(
+            False, "no login, no default_model in config.toml, no KIMI_MODEL_NAME with its key"
+        )
+
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        dirs, files = super().state_paths(env, home)
+        moved = tuple(
+            Path(env[name]) for name in ("KIMI_CODE_HOME", "KIMI_SHARE_DIR") if env.get(name)
+        )
+        return (*dirs, *moved), files
 
     # -- warm worker: `kimi acp` (kimi-cli 1.51.0, kimi-code 2.1.0) ------------------------
 
@@ -212,7 +240,9 @@ class KimiAdapter(Adapter):
     def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
         """kimi-cli 1.51's `kimi acp` refuses every session ("Authentication required") unless
         the user logged in with a Kimi account, whatever its config.toml says."""
-        if tool.variant == KIMI_CLI and not _kimi_login(home):
+        if tool.variant == KIMI_CLI and not _has_token(
+            _kimi_homes({**env, **self.settings.env}, home)[1] / "credentials" / "kimi-code.json"
+        ):
             return (
                 "kimi-cli's `kimi acp` opens sessions only for a user logged in with a Kimi "
                 "account (`kimi login`)"
@@ -250,12 +280,46 @@ class KimiAdapter(Adapter):
         return turn
 
 
-def _kimi_login(home: Path) -> bool:
+def _kimi_homes(env: Mapping[str, str], home: Path) -> tuple[Path, Path]:
+    """Where kimi-code 2.1.0 (KIMI_CODE_HOME) and kimi-cli 1.51.0 (KIMI_SHARE_DIR) keep their
+    config and login."""
+    return (
+        Path(env.get("KIMI_CODE_HOME") or home / ".kimi-code"),
+        Path(env.get("KIMI_SHARE_DIR") or home / ".kimi"),
+    )
+
+
+def _has_token(path: Path) -> bool:
+    """A login `kimi login` saved: a JSON object with an access token."""
     try:
-        data = json.loads((home / ".kimi" / "credentials" / "kimi-code.json").read_text())
+        data = json.loads(path.read_text())
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and bool(data.get("access_token"))
+
+
+def _configured_model(config: Path, env: Mapping[str, str]) -> AuthState | None:
+    """What config.toml says: a `default_model` whose provider has a key (`api_key`, or an
+    `api_key_env` that is set) logs in; one whose key council cannot see (its provider's
+    own login) may; None: no file or no default model, so it says nothing."""
+    try:
+        with config.open("rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    default = data.get("default_model")
+    if not isinstance(default, str) or not default:
+        return None
+    model = _table(_table(data.get("models")).get(default))
+    provider = _table(_table(data.get("providers")).get(model.get("provider")))
+    key_env = provider.get("api_key_env")
+    if provider.get("api_key") or (isinstance(key_env, str) and env.get(key_env)):
+        return AuthState(True, str(config))
+    return AuthState(None, f"{config} names a model; its key is not checked")
+
+
+def _table(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _jinja_literal(text: str) -> str:
