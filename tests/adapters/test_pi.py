@@ -9,7 +9,7 @@ import json
 import pytest
 from helpers import answer_calls
 
-from council.adapters import adapter_for
+from council.adapters import adapter_for, find_forbidden
 from council.adapters.base import RawResult, Status, Tool
 from council.adapters.pi import version_at_least
 from council.runner import CallFiles, Timeouts, run_call
@@ -158,6 +158,10 @@ async def test_pi_0_73_still_runs_on_node_20(fakes, seat_for):
     fakes.set("pi", "ok", version="0.73.1", node="20.20.2")
     outcome = await seat_for("pi").ask(PROMPT)
     assert outcome.status is Status.OK, outcome.detail
+
+
+def test_a_config_that_would_trust_the_rooms_project_files_is_refused():
+    assert find_forbidden(["--thinking", "high", "--approve"]) == "--approve"
 
 
 def test_the_install_hint_names_the_package_pi_is_published_under_now():

@@ -97,6 +97,9 @@ class PiAdapter(Adapter):
     strongest_effort = "xhigh"
     # pi with no key anywhere: "No API key found for the selected model." (exit 1)
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no api key found", re.I))
+    # Trusting the room's project files would load its `.pi/` settings and extensions. (Not
+    # `-a`: the list is every CLI's, and codex's `-a` is another flag.)
+    forbidden_args = ("--approve",)
     # The warm worker's argv depends on the version (its RPC names none).
     warm_needs_probe = True
 
@@ -109,7 +112,8 @@ class PiAdapter(Adapter):
             return VersionInfo(
                 None,
                 unusable=f"pi needs Node >= 22.19 and `node` here is {node}: install Node "
-                "22.19 or later and put it first on PATH",
+                "22.19 or later and put it first on PATH (or, on this Node, "
+                "@mariozechner/pi-coding-agent@0.73.1)",
             )
         return super().read_version(exit_code, stdout, stderr)
 
