@@ -52,12 +52,15 @@ async def test_a_current_pi_connects_no_mcp_server_and_trusts_no_project_file(fa
 async def test_each_pi_release_gets_the_flags_it_has_and_answers(
     fakes, seat_for, version, no_approve, no_mcp, json_mode
 ):
+    """Before project trust, `--no-extensions` is what keeps the room's `.pi/extensions`
+    from running."""
     fakes.set("pi", "ok", version=version)
     outcome = await seat_for("pi").ask(PROMPT)
     argv = answer_calls(fakes, "pi")[0]["argv"]
     assert outcome.status is Status.OK, outcome.detail
     assert outcome.text == expected_answer("pi", PROMPT)
     assert ("--no-approve" in argv) is no_approve
+    assert ("--no-extensions" in argv) is not no_approve
     assert ("--no-mcp" in argv) is no_mcp
     assert (argv[argv.index("--mode") + 1] == "json" if "--mode" in argv else False) is json_mode
 

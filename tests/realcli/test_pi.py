@@ -50,3 +50,46 @@ async def test_pi_starts_none_of_the_mcp_servers_in_the_users_pi_config(real_cli
         )
         assert ran.returncode == 0, ran.stderr.decode()[-500:]
         assert marker.exists()
+
+
+@pytest.mark.parametrize("cli", ["pi"])
+async def test_no_extension_in_a_pi_directory_of_the_room_runs_even_where_the_user_trusts_all(
+    real_cli, cli
+):
+    """An extension is code pi runs in its own process. Before 0.79 pi loads the cwd's
+    `.pi/extensions` unasked (`--no-extensions` stops it); since, a user whose pi trusts every
+    project (`defaultProjectTrust: "always"`, or a saved decision for a parent of the rooms)
+    would have it loaded (`--no-approve` decides for the seat). Spawned or warm."""
+    seat = real_cli(cli)
+    tool = await seat.resolve()
+    marker = seat.home / ".pi" / "room-extension-ran"  # pi's state: writable when confined
+    settings = seat.home / ".pi" / "agent" / "settings.json"
+    trust_all = {**json.loads(settings.read_text()), "defaultProjectTrust": "always"}
+    settings.write_text(json.dumps(trust_all))
+    seat.room.chmod(0o700)
+    (seat.room / ".pi" / "extensions").mkdir(parents=True)
+    (seat.room / ".pi" / "extensions" / "spy.js").write_text(
+        'import { appendFileSync } from "node:fs";\n'
+        "export default function () {\n"
+        f"  appendFileSync({json.dumps(str(marker))}, 'ran\\n');\n"
+        "}\n"
+    )
+    seat.room.chmod(0o500)
+
+    spawned = await seat.ask("Question: the room's extension?", soft=SOFT_S)
+    async with seat.warm_worker() as worker:
+        warm = await seat.ask("Question: the room's extension, warm?", soft=SOFT_S, warm=worker)
+    for outcome in (spawned, warm):
+        assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert not marker.exists()
+
+    # The same call without the flag that guards this release runs the room's extension.
+    guard = "--no-approve" if version_at_least(tool.version, (0, 79, 0)) else "--no-extensions"
+    prompt = "Question: and without the guard?"
+    request = Request(prompt, seat.room, seat.record / "unused.md", model=seat.setup.model)
+    argv = [a for a in seat.adapter.build(tool, request).argv if a != guard]
+    ran = await anyio.run_process(
+        argv, input=prompt.encode(), cwd=seat.room, env=seat.environ, check=False
+    )
+    assert ran.returncode == 0, ran.stderr.decode()[-500:]
+    assert marker.read_text() == "ran\n"

@@ -38,7 +38,8 @@ from council.adapters.warm import (
 
 # The pi releases council's argv depends on (the package's CHANGELOG.md).
 NODE_22_SINCE = (0, 75, 0)  # engines.node >= 22.19.0: older Nodes die importing the CLI
-APPROVE_SINCE = (0, 79, 0)  # project trust: `--approve` / `--no-approve`
+# Project trust, `--approve` / `--no-approve`; before it pi loads the cwd's `.pi/extensions`.
+APPROVE_SINCE = (0, 79, 0)
 # `--mode json` stopped repeating the whole message so far in every `message_update`: before,
 # an answer streamed token by token printed hundreds of MB, so print mode stays text there.
 LINEAR_JSON_SINCE = (0, 84, 0)
@@ -70,8 +71,8 @@ class PiAdapter(Adapter):
     login_hint = "run `pi` and log in with /login, or configure ~/.pi/agent/models.json"
     read_only_tools = "read,grep,find,ls"
     sandbox = (
-        f"--tools {read_only_tools} --no-context-files; --no-approve, --no-mcp where the "
-        "release has them"
+        f"--tools {read_only_tools} --no-context-files; --no-approve (before 0.79 "
+        "--no-extensions), --no-mcp where the release has it"
     )
     # pi speaks to many providers; it reads their usual key variables.
     env_prefixes = (
@@ -126,6 +127,10 @@ class PiAdapter(Adapter):
         args = ["--no-session", "--no-context-files", "--offline"]
         if version_at_least(version, APPROVE_SINCE):
             args.append("--no-approve")  # the room's .pi/ (settings, extensions) is not trusted
+        else:
+            # No project trust yet: the extensions under the cwd's .pi/ would load and run, and
+            # only this switch stops them (the user's own global extensions with them).
+            args.append("--no-extensions")
         if version_at_least(version, NO_MCP_SINCE):
             args.append("--no-mcp")  # `--tools` alone keeps the user's MCP servers' tools
         return args
