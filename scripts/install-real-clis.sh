@@ -15,8 +15,9 @@
 # vendor's broken release cannot hide the results of the others.
 #
 # Only the package registries are used (npm, PyPI): every CLI here ships its native parts as
-# registry packages (optional dependencies), and kimi-code's Node >= 22.19 comes from the
-# `node-linux-<arch>` npm package when the system Node is older.
+# registry packages (optional dependencies). A CLI runs on the Node its package declares
+# (`engines.node`): the system's when it is new enough, else the lock's `node22` (the
+# `node-linux-<arch>` npm package), put first on PATH by a wrapper in the CLI's bin/.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -78,9 +79,32 @@ is_current() { # name: the pinned version is installed and was verified
         [ -x "$dir/bin/$(binary_of "$1")" ] && grep -q '^ok ' "$dir/status" 2>/dev/null
 }
 
-node_is_22() { # path to a node binary: true when it is >= 22.19 (kimi-code's engines field)
-    "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number);
-             process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)' 2>/dev/null
+version_ge() { # A B: version A >= version B, compared as versions (1.10 > 1.9)
+    [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]
+}
+
+node_version() { # path to a node binary: its version without the `v`, or nothing
+    [ -n "$1" ] && [ -x "$1" ] || return 0
+    "$1" --version 2>/dev/null | sed -n '1s/^v\([0-9][0-9.]*\).*/\1/p'
+}
+
+node_minimum() { # an engines.node range: the lowest Node it allows (">=22.19.0" -> 22.19.0)
+    sed -n 's/^[^0-9]*\([0-9][0-9]*\(\.[0-9][0-9]*\)*\).*/\1/p' <<<"$1" | head -1
+}
+
+engines_node() { # name: the `engines.node` of its pinned package, from the registry
+    local package version
+    read -r _ package version <<<"${PIN[$1]}"
+    timeout 120 npm view "$package@$version" engines.node 2>/dev/null | tail -1 | tr -d "'\""
+}
+
+installed_engines_node() { # name: the `engines.node` of the installed package, if any
+    local package file
+    read -r _ package _ <<<"${PIN[$1]}"
+    file="$CACHE/$1/prefix/lib/node_modules/$package/package.json"
+    [ -f "$file" ] || return 0
+    python3 -c 'import json, sys
+print((json.load(open(sys.argv[1])).get("engines") or {}).get("node") or "")' "$file" 2>/dev/null
 }
 
 find_pythons() { # every Python >= 3.12 with venv here, newest first (kimi-cli needs one)
@@ -116,9 +140,9 @@ install_npm() { # name: npm install -g into the CLI's own prefix, link its binar
     binary="$(binary_of "$name")"
     rm -rf "$dir/prefix" "$dir/bin" "$dir/.pin"
     mkdir -p "$dir/bin"
-    # Install scripts run with the PATH's node: kimi-code's need Node 22 as well.
+    # Install scripts run with the PATH's node: a CLI that needs the lock's Node gets it there too.
     local path="$PATH"
-    if [ "$name" = kimi-code ] && [ -n "${NODE22:-}" ]; then path="$(dirname "$NODE22"):$PATH"; fi
+    if [ -n "${NEEDS_NODE22[$name]:-}" ]; then path="$CACHE/node22/bin:$PATH"; fi
     if ! PATH="$path" HOME="$SCRATCH_HOME/$name" timeout 900 npm install --global \
         --prefix "$dir/prefix" --include=optional --no-audit --no-fund --loglevel=warn \
         --userconfig "$HOME/.npmrc" --cache "${npm_config_cache:-$HOME/.npm}" \
@@ -126,17 +150,26 @@ install_npm() { # name: npm install -g into the CLI's own prefix, link its binar
         set_status "$name" "failed: npm install $package@$version: $(tail -1 "$dir/install.log")"
         return 1
     fi
-    if [ "$name" = kimi-code ] && [ -n "${NODE22:-}" ]; then
-        # kimi-code's launcher says `#!/usr/bin/env node`: put Node 22 first for it and its
-        # children, and leave every other CLI on the system Node.
-        cat >"$dir/bin/kimi" <<'EOF'
+    # What the installed package declares is the last word (the registry may not have said).
+    local declared minimum
+    declared="$(installed_engines_node "$name")"
+    minimum="$(node_minimum "$declared")"
+    if [ -n "$minimum" ] && ! version_ge "${SYSTEM_NODE:-0}" "$minimum"; then
+        if ! version_ge "$(node_version "$CACHE/node22/bin/node")" "$minimum"; then
+            set_status "$name" "failed: $package@$version needs Node $declared; the system's is ${SYSTEM_NODE:-missing} and the lock's node22 is $(node_version "$CACHE/node22/bin/node")"
+            return 1
+        fi
+        # The CLI's launcher says `#!/usr/bin/env node`: put the lock's Node first for it and
+        # its children, and leave every other CLI on the system Node.
+        cat >"$dir/bin/$binary" <<EOF
 #!/bin/sh
-here="$(cd "$(dirname "$0")/.." && pwd)"
-PATH="$here/../node22/bin:$PATH"
+# $package declares engines.node "$declared": run it on the lock's node22.
+here="\$(cd "\$(dirname "\$0")/.." && pwd)"
+PATH="\$here/../node22/bin:\$PATH"
 export PATH
-exec "$here/prefix/bin/kimi" "$@"
+exec "\$here/prefix/bin/$binary" "\$@"
 EOF
-        chmod +x "$dir/bin/kimi"
+        chmod +x "$dir/bin/$binary"
     else
         ln -s "../prefix/bin/$binary" "$dir/bin/$binary"
     fi
@@ -183,28 +216,42 @@ install_one() {
     esac
 }
 
-# Node 22 first, only when kimi-code is wanted and the system Node is too old for it.
-NODE22=""
-if wanted kimi-code && [ -n "${PIN[kimi-code]:-}" ] && ! node_is_22 "$(command -v node)"; then
-    if is_current node22 || install_one node22; then
-        NODE22="$CACHE/node22/bin/node"
-    else
-        echo "install-real-clis: WARNING: no Node >= 22.19 for kimi-code: $(cat "$CACHE/node22/status")" >&2
-    fi
-fi
-
-pids=()
+# The Node each npm CLI declares, asked before installing (its install scripts run on it).
+SYSTEM_NODE="$(node_version "$(command -v node 2>/dev/null)")"
+declare -A NEEDS_NODE22
+todo=()
 for name in "${NAMES[@]}"; do
     [ "$name" = node22 ] && continue
     wanted "$name" || continue
-    if is_current "$name"; then continue; fi
-    if [ "$name" = kimi-code ] && [ -z "$NODE22" ] && ! node_is_22 "$(command -v node)"; then
+    is_current "$name" && continue
+    todo+=("$name")
+    [ "${PIN[$name]%% *}" = npm ] || continue
+    minimum="$(node_minimum "$(engines_node "$name")")"
+    if [ -n "$minimum" ] && ! version_ge "${SYSTEM_NODE:-0}" "$minimum"; then
+        NEEDS_NODE22[$name]="$minimum"
+    fi
+done
+
+# The lock's Node first, when a CLI to install needs a newer one than the system's (or when
+# it is asked for by name).
+if [ ${#NEEDS_NODE22[@]} -gt 0 ] || { [ ${#ONLY[@]} -gt 0 ] && wanted node22; }; then
+    if [ -z "${PIN[node22]:-}" ]; then
+        echo "install-real-clis: WARNING: ${!NEEDS_NODE22[*]} need a newer Node than ${SYSTEM_NODE:-none} and $LOCK has no node22 line" >&2
+    elif ! is_current node22 && ! install_one node22; then
+        echo "install-real-clis: WARNING: the lock's node22 did not install: $(cat "$CACHE/node22/status")" >&2
+    fi
+fi
+NODE22_VERSION="$(node_version "$CACHE/node22/bin/node")"
+
+pids=()
+for name in "${todo[@]}"; do
+    if [ -n "${NEEDS_NODE22[$name]:-}" ] && ! version_ge "${NODE22_VERSION:-0}" "${NEEDS_NODE22[$name]}"; then
         mkdir -p "$CACHE/$name"
         rm -f "$CACHE/$name/.pin"
-        set_status "$name" "failed: kimi-code needs Node >= 22.19 and none could be installed"
+        set_status "$name" "failed: $name needs Node >= ${NEEDS_NODE22[$name]}; the system's is ${SYSTEM_NODE:-missing} and the lock's node22 is ${NODE22_VERSION:-not installed}"
         continue
     fi
-    echo "install-real-clis: installing $name (${PIN[$name]})" >&2
+    echo "install-real-clis: installing $name (${PIN[$name]})${NEEDS_NODE22[$name]:+ on Node $NODE22_VERSION}" >&2
     # npm and pip spend their time waiting on the registry: install side by side.
     install_one "$name" &
     pids+=($!)

@@ -223,7 +223,7 @@ async def test_a_worker_killed_twice_leaves_the_seat_spawning_per_call(real_cli,
 CACHED, REASONING = 3, 5
 # What each warm mode reports: gemini's ACP counts its output without the thinking tokens
 # and says nothing of them, so its output is unknown (None).
-WARM_USAGE = {"gemini": False, "qwen": True, "claude": True, "codex": True}
+WARM_USAGE = {"gemini": False, "qwen": True, "claude": True, "codex": True, "pi": True}
 
 
 @pytest.mark.parametrize("cli", list(WARM_USAGE))

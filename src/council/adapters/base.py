@@ -198,7 +198,10 @@ def version_at_least(text: str | None, minimum: tuple[int, ...]) -> bool:
     """True when `text` names a version at or after `minimum` (as `parse_version` reads it);
     False when it is older or names no version."""
     found = parse_version(text)
-    return found is not None and found >= minimum
+    if found is None:
+        return False
+    width = max(len(found), len(minimum))  # 2.1 is 2.1.0
+    return found + (0,) * (width - len(found)) >= minimum + (0,) * (width - len(minimum))
 
 
 def same_version(a: str | None, b: str | None) -> bool:
