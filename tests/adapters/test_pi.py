@@ -11,7 +11,7 @@ from helpers import answer_calls
 
 from council.adapters import adapter_for, find_forbidden
 from council.adapters.base import RawResult, Status, Tool
-from council.adapters.pi import version_at_least
+from council.adapters.pi import PiAdapter, version_at_least
 from council.runner import CallFiles, Timeouts, run_call
 from council.runner.warm import warm_worker
 
@@ -206,3 +206,12 @@ async def test_each_warm_call_reports_the_usage_of_its_own_turn(fakes, tmp_path,
         assert outcome.usage is not None
         tokens = (outcome.usage.input_tokens, outcome.usage.output_tokens)
         assert tokens == expected_usage(prompt, expected_answer("pi", prompt))
+
+
+@pytest.mark.parametrize(
+    ("version", "broken"), [("0.98.2", False), ("0.99.0", True), ("1.0.3", True), ("1.0.4", False)]
+)
+def test_the_releases_that_connect_mcp_servers_with_no_switch_are_known_broken(version, broken):
+    (entry,) = PiAdapter.known_broken
+    assert entry.applies(version) is broken
+    assert not entry.unusable  # a warning naming the fix, not a refusal

@@ -15,6 +15,7 @@ from council.adapters.base import (
     Adapter,
     AuthState,
     Invocation,
+    KnownBroken,
     RawResult,
     Request,
     Status,
@@ -67,6 +68,16 @@ class PiAdapter(Adapter):
     # The previous pin, the last release under the old name: the realcli suite passed on it
     # too (2026-11-28), and each version-gated flag has a test of its own.
     tested_versions = ("0.73.1",)
+    known_broken = (
+        # pi's CHANGELOG: MCP built in since 0.99.0, `--no-mcp` only since 1.0.4.
+        KnownBroken(
+            "connects the MCP servers of your pi config, whose tools a read-only seat should "
+            "not have, and has no switch to stop it",
+            "upgrade pi to 1.0.4 or later (npm install -g @earendil-works/pi-coding-agent)",
+            since=(0, 99, 0),
+            before=(1, 0, 4),
+        ),
+    )
     install_hint = "npm install -g @earendil-works/pi-coding-agent (needs Node >= 22.19)"
     login_hint = "run `pi` and log in with /login, or configure ~/.pi/agent/models.json"
     read_only_tools = "read,grep,find,ls"
