@@ -166,6 +166,21 @@ def test_resume_is_refused_while_the_run_lives_and_allowed_once_its_process_died
     assert json.loads(resumed.stdout)["status"] == "completed"
 
 
+def test_deleting_the_lock_file_of_a_running_run_lets_no_second_council_in(project):
+    run_id = detach(project, "--rounds", "3", COUNCIL_SIM_DELAY=SLOW)
+    record = project.root / ".scratchpad" / run_id
+    wait_for(lambda: '"advocate-r1"' in (record / "state.json").read_text())
+    running = holder(record)
+    assert running is not None and running.alive()
+    (record / "lock").unlink()
+    refused = project.run("resume", run_id)
+    assert refused.returncode == 2, refused.stderr
+    assert f"{run_id} is still running" in refused.stderr
+    assert json.loads(project.run("status", run_id, "--json").stdout)["status"] == "running"
+    project.run("cancel", run_id)
+    finish(project, run_id)
+
+
 def test_cancel_on_a_run_that_ended_is_a_usage_error(project):
     assert project.run("debate", QUESTION, "--sim").returncode == 0
     refused = project.run("cancel", "last")

@@ -1,15 +1,18 @@
-"""One council per record: an OS file lock on `<record>/lock`, plus who holds it.
+"""One council per record: an OS lock on the record directory itself, plus who holds it.
 
-The lock is `flock(2)` on the file: the kernel drops it when the holding process dies, however
-it dies, so a stale lock is simply free and the next council takes it over. The file also
-names the holder (pid and start time) so a refusal can say which process runs the record and
-`council cancel` knows whom to signal. A detached run's lock is taken by the process that
+The lock is `flock(2)` on the record's directory: the kernel drops it when the holding process
+dies, however it dies, so a stale lock is simply free and the next council takes it over. It
+is on the directory, not on a file in it, so deleting a file cannot let a second council in
+(with the `lock` file it once was, `rm lock` did). The `lock` file only names the holder (pid
+and start time) so a refusal can say which process runs the record and `council cancel` knows
+whom to signal. A detached run's lock is taken by the process that
 creates the record and inherited by the process that runs it (the same open file), so there
 is no moment in which the record looks abandoned.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -41,30 +44,48 @@ class RecordLocked(Exception):
 
 
 class RecordLock:
-    """Held for as long as this object's file stays open (and by every process sharing it)."""
+    """Held for as long as this object's directory fd stays open (and by every process
+    sharing it)."""
 
     def __init__(self, fd: int) -> None:
-        self.fd = fd
+        self.fd = fd  # the record directory's
 
     @classmethod
     def acquire(cls, record: Path, pid: int | None = None) -> RecordLock:
         """Take the lock of `record` for `pid` (this process when None), or raise
-        `RecordLocked` naming the holder."""
-        fd = os.open(record / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        `RecordLocked` naming the holder. An OSError naming the holder (a full disk) is the
+        caller's to report; the lock is let go first."""
+        fd = os.open(record, os.O_RDONLY | os.O_DIRECTORY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise RecordLocked(holder(record)) from None
         lock = cls(fd)
-        lock.name_holder(pid or os.getpid())
+        try:
+            lock.name_holder(pid or os.getpid())
+        except BaseException:
+            lock.release()
+            raise
         return lock
 
     def name_holder(self, pid: int) -> None:
-        """Say in the file which process runs the record (a detached run's child, say)."""
-        data = json.dumps({"pid": pid, "started": psutil.Process(pid).create_time()})
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, data.encode(), 0)
+        """Say in the `lock` file which process runs the record (a detached run's child,
+        say): written beside and renamed over it, so a reader never sees half of it."""
+        data = json.dumps({"pid": pid, "started": psutil.Process(pid).create_time()}).encode()
+        temporary = f".{LOCK}.{os.getpid()}"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, dir_fd=self.fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=self.fd)
+            raise
+        os.close(fd)
+        os.replace(temporary, LOCK, src_dir_fd=self.fd, dst_dir_fd=self.fd)
 
     def inheritable(self) -> int:
         """The fd to hand to a child process that takes the run over."""
@@ -80,8 +101,8 @@ class RecordLock:
 def is_held(record: Path) -> bool:
     """True while a live process holds the lock of `record` (a dead one holds nothing)."""
     try:
-        fd = os.open(record / LOCK, os.O_RDONLY)
-    except FileNotFoundError:
+        fd = os.open(record, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
