@@ -170,3 +170,60 @@ async def test_qwen_usage_is_its_result_events_whose_input_already_holds_the_cac
 )
 def test_qwen_output_without_usage_reads_as_none_not_zero(stdout):
     assert adapter_for("qwen").read_usage(RawResult(0, stdout, "")) is None
+
+
+KEY = {"OPENAI_API_KEY": "sk-x"}
+ENDPOINT = {"OPENAI_BASE_URL": "https://example.test/v1", "OPENAI_MODEL": "qwen3-coder-plus"}
+
+
+@pytest.mark.parametrize(
+    ("env", "settings", "found"),
+    [
+        ({**KEY, **ENDPOINT}, None, True),
+        ({**KEY, "OPENAI_BASE_URL": "https://example.test/v1", "QWEN_MODEL": "q"}, None, True),
+        ({"QWEN_OAUTH": "1"}, None, True),
+        ({}, {"security": {"auth": {"selectedType": "openai"}}}, True),
+        (KEY, None, False),
+        ({"DASHSCOPE_API_KEY": "sk-x"}, None, False),
+        ({}, {"model": {"name": "qwen3-coder-plus"}}, False),
+        ({}, None, False),
+    ],
+    ids=[
+        "key-url-model",
+        "qwen-model",
+        "qwen-oauth",
+        "settings",
+        "key-alone",
+        "dashscope",
+        "settings-without-auth",
+        "nothing",
+    ],
+)
+def test_qwen_counts_as_logged_in_only_with_what_selects_an_auth_type(
+    tmp_path, env, settings, found
+):
+    """Measured on 0.15.10 and 0.24.4: with a key but no base URL and model, and no auth type
+    in settings.json, qwen exits 1 `No auth type is selected`."""
+    if settings is not None:
+        (tmp_path / ".qwen").mkdir()
+        (tmp_path / ".qwen" / "settings.json").write_text(json.dumps(settings))
+    state = adapter_for("qwen").auth_state(env, tmp_path)
+    assert state.found is found, state.source
+
+
+def test_qwen_s_auth_type_is_read_where_qwen_home_moves_its_settings(tmp_path):
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (moved / "settings.json").write_text('{"security": {"auth": {"selectedType": "openai"}}}')
+    adapter = adapter_for("qwen")
+    assert adapter.auth_state({"QWEN_HOME": str(moved)}, tmp_path).found is True
+    assert adapter.auth_state({}, tmp_path).found is False
+
+
+def test_qwen_may_write_where_qwen_home_and_qwen_runtime_dir_move_its_state(tmp_path):
+    """Confined without it, 0.15.10 dies writing `$QWEN_HOME/output-language.md` (EACCES)
+    and 0.24.4 loses its usage log."""
+    env = {"QWEN_HOME": "~/qwen-home", "QWEN_RUNTIME_DIR": "/var/tmp/qwen-runtime"}
+    dirs, _ = adapter_for("qwen").state_paths(env, tmp_path)
+    assert dirs == (tmp_path / ".qwen", tmp_path / "qwen-home", Path("/var/tmp/qwen-runtime"))
+    assert adapter_for("qwen").state_paths({}, tmp_path)[0] == (tmp_path / ".qwen",)

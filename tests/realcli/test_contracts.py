@@ -427,6 +427,22 @@ async def test_qwen_answers_through_at_most_its_launcher_one_model_request_and_n
     assert council_processes() == []
 
 
+async def test_qwen_answers_under_write_confinement_with_its_home_moved_by_qwen_home(
+    real_cli, tmp_path
+):
+    """QWEN_HOME moves qwen's settings and state out of ~/.qwen: write confinement lets it
+    write there (0.15.10 died on EACCES writing its output-language file), and no more."""
+    seat = real_cli("qwen")
+    moved = tmp_path / "qwen-home"
+    moved.mkdir()
+    (moved / "settings.json").write_bytes((seat.home / ".qwen" / "settings.json").read_bytes())
+    seat.environ["QWEN_HOME"] = str(moved)
+    outcome = await seat.ask("Question: where is home?", soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert (moved / "projects").is_dir()  # qwen kept its chats where QWEN_HOME says
+    assert str(moved) not in outcome.stderr_tail  # no write there refused (0.24.4 says so)
+
+
 async def _watch_node_processes(seat, cli: str):
     """One call (the model answers after 3 s) and the node processes of it, sampled every
     0.1 s: pid -> (parent pid, times seen, argv). A fork that has not exec'd its program

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -118,7 +119,10 @@ class QwenAdapter(Adapter):
     # The contract tests pass on the previous pin too (the same argv and environment).
     tested_versions = ("0.15.10",)
     install_hint = "npm install -g @qwen-code/qwen-code"
-    login_hint = "run `qwen` and type /auth, or set OPENAI_API_KEY for an OpenAI-compatible key"
+    login_hint = (
+        "run `qwen` and type /auth, or set OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL "
+        "for an OpenAI-compatible endpoint"
+    )
     sandbox = "--approval-mode plan, safe mode"
     env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
     # QWEN_CODE_NO_RELAUNCH: qwen otherwise runs itself again in a second node process (to
@@ -197,14 +201,40 @@ class QwenAdapter(Adapter):
             return None
         return Usage(token_count(usage["input_tokens"]), token_count(usage["output_tokens"]))
 
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """`~/.qwen`, and where QWEN_HOME and QWEN_RUNTIME_DIR move qwen's state: confined
+        without them, 0.15.10 dies writing `$QWEN_HOME/output-language.md`."""
+        dirs, files = super().state_paths(env, home)
+        moved = (_qwen_path(env[n], home) for n in ("QWEN_HOME", "QWEN_RUNTIME_DIR") if env.get(n))
+        return (*dirs, *moved), files
+
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
-        for name in ("OPENAI_API_KEY", "DASHSCOPE_API_KEY"):
-            if env.get(name):
-                return AuthState(True, name)
-        creds = home / ".qwen" / "oauth_creds.json"
-        if creds.is_file():
-            return AuthState(True, str(creds))
-        return AuthState(False, "no OPENAI_API_KEY and no ~/.qwen/oauth_creds.json")
+        """What selects an auth type headless (0.15.10 and 0.24.4 alike): OPENAI_API_KEY with
+        OPENAI_BASE_URL and a model (OPENAI_MODEL; 0.24.x also QWEN_MODEL), QWEN_OAUTH, or
+        `security.auth.selectedType` in qwen's settings.json. A key alone, or
+        DASHSCOPE_API_KEY, ends `No auth type is selected` (exit 1)."""
+        model = next((n for n in ("OPENAI_MODEL", "QWEN_MODEL") if env.get(n)), None)
+        if env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL") and model:
+            return AuthState(True, f"OPENAI_API_KEY, OPENAI_BASE_URL, {model}")
+        if env.get("QWEN_OAUTH"):
+            return AuthState(True, "QWEN_OAUTH")
+        settings = _qwen_path(env.get("QWEN_HOME") or "~/.qwen", home) / "settings.json"
+        try:
+            auth = json.loads(settings.read_text(encoding="utf-8")).get("security", {}).get("auth")
+        except FileNotFoundError:
+            auth = None
+        except (OSError, ValueError, AttributeError):
+            # settings.json may hold comments, which qwen reads and json does not
+            return AuthState(None, f"{settings} could not be read")
+        if isinstance(auth, dict) and auth.get("selectedType"):
+            return AuthState(True, f"{settings} (auth type {auth['selectedType']})")
+        if env.get("OPENAI_API_KEY"):
+            return AuthState(
+                False, "OPENAI_API_KEY alone (no OPENAI_BASE_URL and OPENAI_MODEL) selects no auth"
+            )
+        return AuthState(False, f"no OPENAI_API_KEY and no auth type in {settings}")
 
     # -- warm worker: `qwen --acp` (0.15.10, 0.24.4) ---------------------------------------
 
@@ -242,6 +272,13 @@ class QwenAdapter(Adapter):
             except (KeyError, ValueError):
                 usage = None
         return replace(turn, verdict=replace(turn.verdict, usage=usage))
+
+
+def _qwen_path(value: str, home: Path) -> Path:
+    """A path as qwen reads QWEN_HOME: `~` and `~/...` under HOME."""
+    if value == "~":
+        return home
+    return home / value[2:] if value.startswith("~/") else Path(value)
 
 
 def _result_event(stdout: str) -> dict | None:
