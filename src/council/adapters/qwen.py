@@ -255,9 +255,10 @@ class QwenAdapter(Adapter):
         )
 
     def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
-        """0.15.10 reports a refused model call as `-32603 Internal error` with the API's
-        words in `data.details` (`401 ...`), which the failure patterns read; the usage of
-        each model request comes in the `_meta.usage` of a session update."""
+        """0.15.10 and 0.24.4 report a refused model call as `-32603 Internal error` with
+        the API's words in `data.details` (`401 ...`), which the failure patterns read; the
+        usage of each model request comes in the `_meta.usage` of a session update. A
+        cancelled prompt ends in an error (0.15.10) or stopReason `cancelled` (0.24.4)."""
         turn = super().acp_verdict(outcome, prompt)
         if outcome.error is not None:
             return turn
