@@ -83,16 +83,35 @@ async def test_gemini_lean_denies_every_tool_by_policy_and_reads_council_s_syste
     assert text_of(call["env"]["GEMINI_SYSTEM_MD"]) == SYSTEM
 
 
+# What each version declares in plan mode when left alone, and what 0.24.4 declared instead
+# when only the first were excluded (its deferred tools, shown once `tool_search` is gone).
+QWEN_PLAN_TOOLS = {
+    "0.15.10": {"tool_search", "agent", "task_stop", "send_message", "skill", "list_directory"}
+    | {"read_file", "grep_search", "glob", "todo_write", "ask_user_question"}
+    | {"exit_plan_mode", "web_fetch"},
+    "0.24.4": {"agent", "get_goal", "glob", "grep_search", "list_agents", "read_file", "skill"}
+    | {"tool_call", "tool_search", "update_goal"}
+    | {"cron_create", "cron_delete", "cron_list", "enter_worktree", "exit_worktree"}
+    | {"loop_wakeup", "read_mcp_resource", "record_artifact", "report_findings"},
+}
+
+
+@pytest.mark.parametrize("version", list(QWEN_PLAN_TOOLS))
 async def test_qwen_lean_excludes_every_tool_in_plan_mode_with_council_s_system_prompt(
-    fakes, seat_for
+    fakes, seat_for, version
 ):
+    fakes.set("qwen", "ok", version=version)
     outcome = await seat_for("qwen").ask(PROMPT, lean_prompt=SYSTEM)
-    argv = answer_calls(fakes, "qwen")[0]["argv"]
+    call = answer_calls(fakes, "qwen")[0]
+    argv = call["argv"]
     assert outcome.status is Status.OK
     assert value(argv, "--approval-mode") == "plan"
     assert value(argv, "--system-prompt") == SYSTEM
-    excluded = set(value(argv, "--exclude-tools").split(","))
-    assert {"read_file", "grep_search", "glob", "list_directory", "agent", "skill"} <= excluded
+    excluded = value(argv, "--exclude-tools").split(",")
+    assert QWEN_PLAN_TOOLS[version] <= set(excluded)
+    assert len(excluded) == len(set(excluded))
+    # the user's hooks, MCP servers, skills and extensions stay out (0.24.x's safe mode)
+    assert call["env"]["QWEN_CODE_SAFE_MODE"] == "true"
 
 
 async def test_pi_lean_has_no_tool_and_no_skill_and_council_s_system_prompt(fakes, seat_for):

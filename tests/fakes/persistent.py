@@ -580,7 +580,7 @@ class Acp(Server):
             return
         if session.turn is not None and session.turn.kind == "ignore":
             return
-        if self.variant == "qwen":
+        if self.variant == "qwen" and self.cli.cancel_is_error():
             # 0.15.10 answers a cancelled prompt with an error, not stopReason "cancelled".
             ident, session.prompt_id, session.turn = session.prompt_id, None, None
             self.error(ident, -32603, "Internal error", {"details": "Request was aborted."})

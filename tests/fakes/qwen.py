@@ -1,9 +1,12 @@
-"""Fake ``qwen`` (qwen-code 0.15.10, Node, yargs): the gemini-cli fork.
+"""Fake ``qwen`` (qwen-code 0.24.4, or 0.15.10 with option ``version``; Node, yargs): the
+gemini-cli fork.
 
 As in ``docs/spec/clis.md``: gemini's command line (``gemini.py``) without its trusted-folder
 gate; stdin is appended to a ``-p``/positional prompt, ``-o json`` prints one JSON array of
 events whose ``result`` event holds the answer and the usage, and every failure is one
-``[API Error: ...]`` line on stderr with exit 1.
+``[API Error: ...]`` line on stderr with exit 1. Each version refuses the other's flags as the
+real ones do: 0.24.x added ``--safe-mode``, ``--max-tool-calls`` and the ``auto`` approval
+mode and removed ``--checkpointing``.
 """
 
 from __future__ import annotations
@@ -13,23 +16,49 @@ from gemini import Gemini, yargs_grammar
 from grammar import Opt
 from vendor import Plan, Vendor, dumps, jsonl, uuid4
 
+_SHARED = (
+    Opt(("--system-prompt",), "string"),
+    Opt(("--append-system-prompt",), "string"),
+    Opt(("--core-tools",), "array", repeat=True),
+    Opt(("--exclude-tools",), "array", repeat=True),
+    Opt(("--bare",)),
+)
+GRAMMAR_0_15 = yargs_grammar(
+    "qwen",
+    "Qwen Code",
+    ("plan", "default", "auto-edit", "yolo"),
+    *_SHARED,
+    Opt(("--checkpointing",)),
+)
+GRAMMAR_0_24 = yargs_grammar(
+    "qwen",
+    "Qwen Code",
+    ("plan", "default", "auto-edit", "auto", "yolo"),
+    *_SHARED,
+    Opt(("--safe-mode",)),
+    Opt(("--max-tool-calls",), "number"),
+)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``0.24.4`` as (0, 24, 4); what is not a number ends the tuple."""
+    parts: list[int] = []
+    for part in version.split("."):
+        digits = "".join(c for c in part if c.isdigit())
+        if not digits or digits != part:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
+
 
 class Qwen(Gemini):
     """qwen-code (Node, yargs, a gemini fork): JSON output is an array of events."""
 
     label = "qwen"
     variant = "qwen"
-    default_version = "0.15.10"
+    default_version = "0.24.4"
     package = "@qwen-code/qwen-code"
-    grammar = yargs_grammar(
-        "qwen",
-        "Qwen Code",
-        ("plan", "default", "auto-edit", "yolo"),
-        Opt(("--system-prompt",), "string"),
-        Opt(("--append-system-prompt",), "string"),
-        Opt(("--core-tools",), "array", repeat=True),
-        Opt(("--exclude-tools",), "array", repeat=True),
-    )
+    grammar = GRAMMAR_0_24
     no_input_exit = 1
     failures = {
         "rate_limit": "[API Error: 429 Too Many Requests]",
@@ -39,8 +68,18 @@ class Qwen(Gemini):
     }
     failure = Vendor.failure
 
+    def __init__(self, options: dict) -> None:
+        super().__init__(options)
+        if _release(self.version) < (0, 24):
+            self.grammar = GRAMMAR_0_15
+
     def precheck(self, plan: Plan, env: dict[str, str]) -> None:
         """qwen has no trusted-folder gate."""
+
+    def cancel_is_error(self) -> bool:
+        """ACP: 0.15.10 answers a cancelled prompt with a JSON-RPC error (`Request was
+        aborted.`); 0.24.4 ends it with stopReason `cancelled`, as ACP says."""
+        return _release(self.version) < (0, 24)
 
     def deliver(self, plan: Plan, answer: str, prompt: str) -> Done:
         session = uuid4()

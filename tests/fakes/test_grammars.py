@@ -30,7 +30,7 @@ VERSIONS = {
     "codex": "codex-cli 0.169.0\n",
     "claude": "2.1.197 (Claude Code)\n",
     "gemini": "0.61.0\n",
-    "qwen": "0.15.10\n",
+    "qwen": "0.24.4\n",
     "pi": "1.6.0\n",
     "kimi-cli": "kimi, version 1.51.0\n",
     "kimi-code": "2.1.0\n",

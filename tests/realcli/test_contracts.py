@@ -131,9 +131,9 @@ async def test_one_call_is_one_model_request(real_cli, cli):
             cli,
             marks=pytest.mark.xfail(
                 strict=True,
-                reason="qwen 0.15.10 runs every headless prompt through its `@path` "
-                "processor, which puts spaces around each `@` (and inlines a room file "
-                "named after one); no flag turns it off",
+                reason="qwen (0.15.10, 0.24.4) runs every headless prompt through its "
+                "`@path` processor, which puts spaces around each `@` (and inlines a room "
+                "file named after one); no flag turns it off",
             ),
         )
         if cli == "qwen"
@@ -437,35 +437,87 @@ async def test_a_codex_500_is_retried_once_inside_codex_then_left_to_council(rea
     assert "is ignored" not in err  # no setting of council's goes unread
 
 
-@pytest.mark.parametrize("cli", ["gemini", "qwen"])
-async def test_gemini_and_qwen_answer_in_one_node_process_not_relaunched(real_cli, cli):
-    """Left alone, both run themselves again in a second node process, for the `--version`
-    probe too (~1 s more CPU and 150-210 MB more a call); council's NO_RELAUNCH variable
-    keeps the first one. Both read the variable as set when it is not empty."""
-    seat = real_cli(cli)
+async def test_gemini_answers_in_one_node_process_not_relaunched(real_cli):
+    """Left alone, gemini runs itself again in a second node process, for the `--version`
+    probe too (~1 s more CPU and ~150 MB more a call); council's GEMINI_CLI_NO_RELAUNCH keeps
+    the first one. It reads the variable as set when it is not empty."""
+    seat = real_cli("gemini")
+    outcome, nodes = await _watch_node_processes(seat, "gemini")
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [r.outcome for r in seat.server.requests("gemini")] == ["answer"]
+    relaunched = [pid for pid, (parent, seen, _) in nodes.items() if parent in nodes and seen >= 5]
+    assert relaunched == [], nodes
+
+
+async def test_qwen_answers_through_at_most_its_launcher_one_model_request_and_none_left(
+    real_cli,
+):
+    """qwen's own relaunch for a bigger heap (~1.1 s more CPU and ~210 MB more a call) never
+    happens: council's QWEN_CODE_NO_RELAUNCH. 0.24.x's launcher (`cli-entry.js`) still starts
+    the CLI in a second node process (for `--expose-gc`) whatever its environment says, and
+    waits for it (~45 MB, ~0.03 s of CPU): that one is expected, and the process group's kill
+    takes both (the hung-server test). What a user sees: one model request, and nothing of the
+    call left running after it."""
+    seat = real_cli("qwen")
+    tool = await seat.resolve()
+    launcher = (await anyio.Path(tool.command[0]).resolve()).name == "cli-entry.js"
+    outcome, nodes = await _watch_node_processes(seat, "qwen")
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert [r.outcome for r in seat.server.requests("qwen")] == ["answer"]
+    lasting = {pid: v for pid, v in nodes.items() if v[1] >= 5}
+    children = [pid for pid, (parent, _, _) in lasting.items() if parent in lasting]
+    assert len(children) == (1 if launcher else 0), nodes
+    for pid in children:
+        # the launcher's child, never a relaunch for a bigger heap
+        assert "--expose-gc" in lasting[pid][2] and lasting[lasting[pid][0]][0] not in lasting
+    assert not any("--max-old-space-size" in " ".join(v[2]) for v in nodes.values()), nodes
+    assert council_processes() == []
+
+
+async def test_qwen_answers_under_write_confinement_with_its_home_moved_by_qwen_home(
+    real_cli, tmp_path
+):
+    """QWEN_HOME moves qwen's settings and state out of ~/.qwen: write confinement lets it
+    write there (0.15.10 died on EACCES writing its output-language file), and no more."""
+    seat = real_cli("qwen")
+    moved = tmp_path / "qwen-home"
+    moved.mkdir()
+    (moved / "settings.json").write_bytes((seat.home / ".qwen" / "settings.json").read_bytes())
+    seat.environ["QWEN_HOME"] = str(moved)
+    outcome = await seat.ask("Question: where is home?", soft=SOFT_S)
+    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
+    assert (moved / "projects").is_dir()  # qwen kept its chats where QWEN_HOME says
+    assert str(moved) not in outcome.stderr_tail  # no write there refused (0.24.4 says so)
+
+
+async def _watch_node_processes(seat, cli: str):
+    """One call (the model answers after 3 s) and the node processes of it, sampled every
+    0.1 s: pid -> (parent pid, times seen, argv). A fork that has not exec'd its program
+    yet also looks like node, for a moment: `times seen` tells it from a process that lives
+    as long as the call."""
     seat.server.add_rule(client=cli, contains="one process?", delay_s=3.0)
-    # pid -> (parent pid, times seen); sampled every 0.1 s while the call runs
-    nodes: dict[int, tuple[int, int]] = {}
+    nodes: dict[int, tuple[int, int, list[str]]] = {}
 
     async def watch() -> None:
         while True:
             for proc in council_processes():
                 if _is_node(proc):
-                    parent, seen = nodes.get(proc.pid, (_ppid(proc), 0))
-                    nodes[proc.pid] = (parent, seen + 1)
+                    parent, seen, argv = nodes.get(proc.pid, (_ppid(proc), 0, _argv(proc)))
+                    nodes[proc.pid] = (parent, seen + 1, argv)
             await anyio.sleep(0.1)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch)
         outcome = await seat.ask("Question: one process?", soft=SOFT_S)
         tg.cancel_scope.cancel()
-    assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
-    assert [r.outcome for r in seat.server.requests(cli)] == ["answer"]
-    # A relaunch is a node process started by the CLI's node process that lives as long as
-    # the call (the model answers after 3 s); a fork that has not exec'd its program yet
-    # also looks like node, for a moment.
-    relaunched = [pid for pid, (parent, seen) in nodes.items() if parent in nodes and seen >= 5]
-    assert relaunched == [], nodes
+    return outcome, nodes
+
+
+def _argv(proc: psutil.Process) -> list[str]:
+    try:
+        return proc.cmdline()
+    except psutil.Error:
+        return []
 
 
 def _ppid(proc: psutil.Process) -> int:

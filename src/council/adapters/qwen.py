@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -29,37 +30,110 @@ _API_ERROR = re.compile(r"^\s*\[API Error:")
 
 QWEN_SETTINGS = '{"memory": {"enableManagedAutoMemory": false}}\n'
 
-# Every tool 0.15.10 offers in plan mode, by name (`--core-tools` keeps the deferred ones such
-# as tool_search and agent): lean mode declares none.
-LEAN_EXCLUDED = (
-    "tool_search",
-    "agent",
-    "task_stop",
-    "send_message",
-    "skill",
-    "list_directory",
+# Every built-in tool qwen has, by name, as its bundle's `ToolNames` lists them (every tool
+# class takes its name from there): lean mode excludes them all. A name a version does not
+# know is ignored (0.15.10 answers lean with the whole list), so every version gets it.
+# Excluding only what plan mode declares is not enough: with `tool_search` gone, 0.24.x
+# declares its deferred tools (cron_*, enter_worktree, update_goal, ...) instead. qwen has no
+# allow-list that covers every tool: `--core-tools` leaves out the ones it calls non-core
+# (agent, skill, tool_search, ...) and safe mode ignores it; `tools.eager` only defers.
+_TOOLS_0_15 = (
+    "edit",
+    "write_file",
     "read_file",
     "grep_search",
     "glob",
+    "run_shell_command",
     "todo_write",
-    "ask_user_question",
+    "save_memory",
+    "agent",
+    "skill",
     "exit_plan_mode",
     "web_fetch",
+    "list_directory",
+    "lsp",
+    "ask_user_question",
+    "cron_create",
+    "cron_list",
+    "cron_delete",
+    "task_stop",
+    "send_message",
+    "monitor",
+    "tool_search",
+    "structured_output",
 )
+_ADDED_BY_0_24 = (
+    "exec",
+    "zoom_image",
+    "enter_plan_mode",
+    "web_search",
+    "image_gen",
+    "loop_wakeup",
+    "create_sub_session",
+    "list_agents",
+    "task_create",
+    "task_update",
+    "task_list",
+    "team_create",
+    "team_delete",
+    "team_plan_approval",
+    "request_shutdown",
+    "notebook_edit",
+    "tool_call",
+    "read_mcp_resource",
+    "enter_worktree",
+    "exit_worktree",
+    "workflow",
+    "artifact",
+    "record_artifact",
+    "record_source",
+    "report_findings",
+    "get_goal",
+    "update_goal",
+    "omni_downsample_image",
+    "omni_downscale_video",
+    "omni_downsample_audio",
+    "omni_extract_keyframes",
+    "omni_extract_audio",
+    "omni_clip_video",
+    "omni_convert_image",
+    "omni_transcribe_audio",
+    "omni_clip_image",
+    "omni_clip_audio",
+    "omni_caption_image",
+    "omni_caption_audio",
+    "omni_ocr_image",
+    "omni_understand_video_segments",
+    "omni_recall_media_memory",
+    "propose_goal",
+    "display_image",
+)
+LEAN_EXCLUDED = _TOOLS_0_15 + _ADDED_BY_0_24
 
 
 class QwenAdapter(Adapter):
     name = "qwen"
     vendor = "alibaba"
     binary = "qwen"
-    tested_version = "0.15.10"
+    tested_version = "0.24.4"
+    # The contract tests pass on the previous pin too (the same argv and environment).
+    tested_versions = ("0.15.10",)
     install_hint = "npm install -g @qwen-code/qwen-code"
-    login_hint = "run `qwen` and type /auth, or set OPENAI_API_KEY for an OpenAI-compatible key"
-    sandbox = "--approval-mode plan"
+    login_hint = (
+        "run `qwen` and type /auth, or set OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL "
+        "for an OpenAI-compatible endpoint"
+    )
+    sandbox = "--approval-mode plan, safe mode"
     env_prefixes = ("OPENAI_", "DASHSCOPE_", "QWEN_")
-    # 0.15.10 otherwise runs itself again in a second node process (to raise its heap limit
-    # when settings ask it to): ~1.1 s more CPU and ~210 MB more a call.
-    fixed_env = {"QWEN_CODE_NO_RELAUNCH": "true"}
+    # QWEN_CODE_NO_RELAUNCH: qwen otherwise runs itself again in a second node process (to
+    # raise its heap limit): ~1.1 s more CPU and ~210 MB more a call (0.15.10). 0.24.x's
+    # launcher (`cli-entry.js`) still starts the CLI in a node process of its own (for
+    # `--expose-gc`) whatever its environment says, and waits for it: ~45 MB and ~0.03 s of
+    # CPU; the runner kills both with the process group.
+    # QWEN_CODE_SAFE_MODE (what `--safe-mode` sets; a version without it ignores it): none of
+    # the user's hooks, MCP servers, extensions, skills or QWEN.md reach a seat, on every
+    # version that has it, with no flag another version would refuse.
+    fixed_env = {"QWEN_CODE_NO_RELAUNCH": "true", "QWEN_CODE_SAFE_MODE": "true"}
     host_markers = ("QWEN_CODE",)
     forbidden_args = ("--yolo", "-y", "--approval-mode=yolo")
     host_dirs = {"project": ".qwen", "user": "~/.qwen"}
@@ -78,7 +152,8 @@ class QwenAdapter(Adapter):
         argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]
         if (lean := self.lean_for(request)) is not None:
             # Plan mode stays; every tool left out and council's system prompt in place of
-            # qwen's (54.3 KB a request down to 2.6 KB, docs/lean.md).
+            # qwen's: what qwen adds to a request, 54.2 KB down to 2.9 KB (0.15.10), 58.2 KB
+            # down to 11.5 KB (0.24.4, which lists its bundled skills even in safe mode).
             argv += ["--system-prompt", lean, "--exclude-tools", ",".join(LEAN_EXCLUDED)]
         if model := self.model_for(request):
             argv += ["-m", model]
@@ -126,16 +201,42 @@ class QwenAdapter(Adapter):
             return None
         return Usage(token_count(usage["input_tokens"]), token_count(usage["output_tokens"]))
 
-    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
-        for name in ("OPENAI_API_KEY", "DASHSCOPE_API_KEY"):
-            if env.get(name):
-                return AuthState(True, name)
-        creds = home / ".qwen" / "oauth_creds.json"
-        if creds.is_file():
-            return AuthState(True, str(creds))
-        return AuthState(False, "no OPENAI_API_KEY and no ~/.qwen/oauth_creds.json")
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """`~/.qwen`, and where QWEN_HOME and QWEN_RUNTIME_DIR move qwen's state: confined
+        without them, 0.15.10 dies writing `$QWEN_HOME/output-language.md`."""
+        dirs, files = super().state_paths(env, home)
+        moved = (_qwen_path(env[n], home) for n in ("QWEN_HOME", "QWEN_RUNTIME_DIR") if env.get(n))
+        return (*dirs, *moved), files
 
-    # -- warm worker: `qwen --acp` (0.15.10) -----------------------------------------------
+    def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
+        """What selects an auth type headless (0.15.10 and 0.24.4 alike): OPENAI_API_KEY with
+        OPENAI_BASE_URL and a model (OPENAI_MODEL; 0.24.x also QWEN_MODEL), QWEN_OAUTH, or
+        `security.auth.selectedType` in qwen's settings.json. A key alone, or
+        DASHSCOPE_API_KEY, ends `No auth type is selected` (exit 1)."""
+        model = next((n for n in ("OPENAI_MODEL", "QWEN_MODEL") if env.get(n)), None)
+        if env.get("OPENAI_API_KEY") and env.get("OPENAI_BASE_URL") and model:
+            return AuthState(True, f"OPENAI_API_KEY, OPENAI_BASE_URL, {model}")
+        if env.get("QWEN_OAUTH"):
+            return AuthState(True, "QWEN_OAUTH")
+        settings = _qwen_path(env.get("QWEN_HOME") or "~/.qwen", home) / "settings.json"
+        try:
+            auth = json.loads(settings.read_text(encoding="utf-8")).get("security", {}).get("auth")
+        except FileNotFoundError:
+            auth = None
+        except (OSError, ValueError, AttributeError):
+            # settings.json may hold comments, which qwen reads and json does not
+            return AuthState(None, f"{settings} could not be read")
+        if isinstance(auth, dict) and auth.get("selectedType"):
+            return AuthState(True, f"{settings} (auth type {auth['selectedType']})")
+        if env.get("OPENAI_API_KEY"):
+            return AuthState(
+                False, "OPENAI_API_KEY alone (no OPENAI_BASE_URL and OPENAI_MODEL) selects no auth"
+            )
+        return AuthState(False, f"no OPENAI_API_KEY and no auth type in {settings}")
+
+    # -- warm worker: `qwen --acp` (0.15.10, 0.24.4) ---------------------------------------
 
     def warm_launch(
         self, tool: Tool, *, model: str | None, effort: str | None
@@ -148,14 +249,16 @@ class QwenAdapter(Adapter):
         argv += self.settings.extra_args
         return WarmLaunch(
             argv=tuple(argv),
+            env=dict(self.fixed_env),
             room_files={".qwen/settings.json": QWEN_SETTINGS},
             acp=AcpOptions(mode="plan"),
         )
 
     def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
-        """0.15.10 reports a refused model call as `-32603 Internal error` with the API's
-        words in `data.details` (`401 ...`), which the failure patterns read; the usage of
-        each model request comes in the `_meta.usage` of a session update."""
+        """0.15.10 and 0.24.4 report a refused model call as `-32603 Internal error` with
+        the API's words in `data.details` (`401 ...`), which the failure patterns read; the
+        usage of each model request comes in the `_meta.usage` of a session update. A
+        cancelled prompt ends in an error (0.15.10) or stopReason `cancelled` (0.24.4)."""
         turn = super().acp_verdict(outcome, prompt)
         if outcome.error is not None:
             return turn
@@ -170,6 +273,13 @@ class QwenAdapter(Adapter):
             except (KeyError, ValueError):
                 usage = None
         return replace(turn, verdict=replace(turn.verdict, usage=usage))
+
+
+def _qwen_path(value: str, home: Path) -> Path:
+    """A path as qwen reads QWEN_HOME: `~` and `~/...` under HOME."""
+    if value == "~":
+        return home
+    return home / value[2:] if value.startswith("~/") else Path(value)
 
 
 def _result_event(stdout: str) -> dict | None:
