@@ -86,3 +86,15 @@ def test_a_host_marker_is_one_name_or_every_name_under_a_prefix_ending_in_unders
         "GEMINI_API_KEY": "gem-secret",
         "CLAUDE_MODEL": "opus",
     }
+
+
+def test_a_clis_fixed_variables_reach_every_run_of_it_a_warm_workers_too():
+    # gemini's warm worker once ran without GEMINI_CLI_NO_RELAUNCH: a second node process
+    # (~150 MB) for the whole run
+    from council.adapters import adapter_for
+    from council.runner.environment import adapter_env
+
+    for name, fixed in (("gemini", "GEMINI_CLI_NO_RELAUNCH"), ("qwen", "QWEN_CODE_SAFE_MODE")):
+        adapter = adapter_for(name, {})
+        assert adapter_env(adapter, {"PATH": "/bin"})[fixed] == "true"
+        assert adapter_env(adapter, {}, overrides={"X": "1"})[fixed] == "true"

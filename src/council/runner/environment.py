@@ -77,8 +77,9 @@ def adapter_env(
     overrides: Mapping[str, str] | None = None,
     call_id: str | None = None,
 ) -> dict[str, str]:
-    """The environment `adapter`'s CLI runs with: its vendor's variables, what the config
-    names for it (`pass_env`, and `env` on top of everything), no IDE host's markers."""
+    """The environment `adapter`'s CLI runs with: its vendor's variables, its adapter's
+    `fixed_env` (every run: a call, a warm worker, the probe), what the config names for it
+    (`pass_env`, and `env` on top of everything), no IDE host's markers."""
     from council.adapters.registry import host_markers
 
     return build_env(
@@ -87,6 +88,6 @@ def adapter_env(
         vendor_names=adapter.env_names,
         pass_env=adapter.settings.pass_env,
         host_markers=host_markers(),
-        overrides={**(overrides or {}), **adapter.settings.env},
+        overrides={**adapter.fixed_env, **(overrides or {}), **adapter.settings.env},
         call_id=call_id,
     )

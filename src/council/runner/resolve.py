@@ -38,7 +38,7 @@ async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> 
         return Resolution(adapter, Tool(adapter.display_name, tuple(command)), info)
     probe = await run_probe(
         [*command, *version_args],
-        env=adapter_env(adapter, overrides=adapter.fixed_env),
+        env=adapter_env(adapter),
         timeout_s=timeout_s,
     )
     if probe.error:
