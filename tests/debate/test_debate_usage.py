@@ -95,3 +95,35 @@ def test_result_json_carries_each_seats_usage_and_the_total_and_null_where_none(
     status = (record / "decision.md").read_text().splitlines()[2]
     assert f"{tokens_in:,} tokens in, {tokens_out:,} out, $" in status
     assert status.endswith("(not counted: proxy-sim, which reported none)")
+
+
+def test_max_cost_stops_asking_at_the_cap_and_the_decision_says_why(project: Project, tmp_path):
+    fakes = install_fakes(tmp_path / "bin")
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "app.py",
+        *("--advocate", "claude", "--critic", "gemini", "--lead", "claude"),
+        *("--rounds", "3", "--max-cost", "0.002", "--cold", "--json"),
+        PATH=fakes.path_env(project.env()["PATH"]),
+    )
+    # PROPOSAL and RESPOND cost 2 x $0.0012: the cap is reached before the REBUTTAL
+    assert run.returncode == 5, run.stderr  # degraded: no DECISION was synthesized
+    result = json.loads(run.stdout)
+    validate(result)
+    assert result["budget"] == {
+        "max_cost_usd": 0.002,
+        "spent_usd": 0.0024,
+        "stopped": "the cost cap of $0.0020 was reached ($0.0024 reported) before REBUTTAL: "
+        "no more calls were asked",
+        "unpriced_seats": ["critic"],  # gemini prices nothing: the cap cannot see it
+    }
+    phases = {(c["seat"], c["phase"]) for c in result["contributions"]}
+    assert ("critic", "REBUTTAL") not in phases and ("advocate", "FINAL_SUMMARY") not in phases
+    assert len([c for c in fakes.calls("claude") if c["stdin"]]) == 2  # no lead call either
+    assert result["decision"]["synthesized"] is False
+    assert "before REBUTTAL" in result["decision"]["recommendation"]
+    decision_md = (project.root / result["scratchpad"] / "decision.md").read_text()
+    assert "Cost cap: $0.0020, $0.0024 reported; the cost cap of" in decision_md
+    assert "unpriced (their cost is not counted): critic" in decision_md

@@ -97,6 +97,17 @@ def test_a_three_round_debate_of_real_clis_completes_with_a_valid_result(fake_mo
     ]
     assert result["decision"]["synthesized_by"] == "lead (claude)"
     assert result["decision"]["confidence"] is not None
+    # Usage from every CLI whose output reports it; the total names the seats it leaves out
+    # (kimi-code prints no token count in either of its modes).
+    usage = {s["name"]: s["usage"] for s in result["seats"]}
+    silent = {"proxy-kimi"} if "kimi-code" in names else set()
+    for seat, figures in usage.items():
+        if seat in silent:
+            assert figures is None, (seat, figures)
+        else:
+            assert figures is not None and figures["input_tokens"], (seat, figures)
+    assert result["usage"]["unreported_seats"] == sorted(silent)
+    assert result["usage"]["partial"] is bool(silent)
 
 
 def test_a_kimi_cli_lead_delivers_a_decision(fake_model, tmp_path):

@@ -181,6 +181,13 @@ output_option = click.option(
     help="Per-CLI soft timeout.",
 )
 @click.option("--quorum", type=click.IntRange(0), help="Challenges needed (default 1).")
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="USD",
+    help="Stop asking new calls once the cost the CLIs report reaches this; the DECISION is "
+    "then built from what exists (CLIs that report no cost are listed as unpriced).",
+)
 @click.option("--sim", is_flag=True, help="Seat every role on the offline simulator.")
 @json_option
 @output_option
@@ -207,6 +214,7 @@ def debate(
     effort: str | None,
     timeouts: tuple[str, ...],
     quorum: int | None,
+    max_cost: float | None,
     sim: bool,
     as_json: bool,
     output: Path | None,
@@ -250,6 +258,7 @@ def debate(
         effort=effort,
         timeouts=timeouts,
         quorum=quorum,
+        max_cost=max_cost,
         sim=sim,
         scratchpad=scratchpad,
         allow_outside=allow_outside,

@@ -70,7 +70,7 @@ def _debate(m: Mapping[str, Any]) -> DebateSettings:
     for key in ("rounds", "quorum", "context_lines", "file_lines", "total_lines", "max_warm_seats"):
         if key in given:
             given[key] = int(given[key])  # YAML's 3.0 passes the schema as an integer
-    for key in ("ready_timeout_s", "hard_timeout_factor"):
+    for key in ("ready_timeout_s", "hard_timeout_factor", "max_cost"):
         if key in given:
             given[key] = float(given[key])
     words = {**d.words, **{k: int(v) for k, v in _mapping(m.get("words")).items()}}

@@ -48,6 +48,8 @@ class DebateSettings:
     # A seat that echoed the canary or forged a fence (context/fences.py): its vote (a
     # reviewer's verdicts) still counts with a warning, or is left out.
     on_injection: str = "warn"
+    # Stop asking new calls once the CLIs' reported cost reaches this (USD); None: no cap.
+    max_cost: float | None = None
 
 
 @dataclass(frozen=True)

@@ -33,13 +33,14 @@ from council.context import DebateContext, Redactor, files_block, refresh_techni
 from council.context.fences import Fences, injection_summary, injection_warnings
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
-from council.debate.decision import find_loops, mark_loops
+from council.debate.decision import find_loops, mark_loops, raw_text_decision
 from council.debate.plan import DebatePlan
 from council.debate.roster import DebateRoster
 from council.debate.state import Contribution, DebateState
 from council.debate.synthesis import DECISION_WORDS, Synthesis
 from council.debate.votes import tally_votes, vote_fields
 from council.errors import NoUsableCliError
+from council.panel.budget import BudgetSpent
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.dispatch import Dispatch
@@ -52,21 +53,25 @@ from council.words import first_words
 
 async def run_debate(lead: Lead) -> None:
     """PARSE + CONTEXT are done before the record exists (bad input leaves no record)."""
+    round_no = 1
     async with lead.seated():  # SETUP + READY; SHUTDOWN on the way out, whatever happens
-        await lead.proposal(round_no=1)  # PROPOSAL
-        await lead.challenge_and_respond(round_no=2)  # CHALLENGE (parallel) + RESPOND
-        round_no = 2
-        for _ in range(lead.plan.rounds - 3):  # rounds 4 and 5: extra CHALLENGE + RESPOND
-            if await lead.synthesis.converged(round_no):
-                lead.state.stopped_early = True
-                break
-            round_no += 1
-            lead.refresh_context(round_no - 1)  # CONTEXT REFRESH
-            await lead.challenge_and_respond(round_no)
-        if lead.plan.rounds >= 3:
-            round_no += 1
-            lead.refresh_context(round_no - 1)  # CONTEXT REFRESH
-            await lead.rebuttal_and_final_summary(round_no)  # REBUTTAL || FINAL_SUMMARY
+        try:
+            await lead.proposal(round_no=1)  # PROPOSAL
+            round_no = 2
+            await lead.challenge_and_respond(round_no=2)  # CHALLENGE (parallel) + RESPOND
+            for _ in range(lead.plan.rounds - 3):  # rounds 4 and 5: extra CHALLENGE + RESPOND
+                if await lead.synthesis.converged(round_no):
+                    lead.state.stopped_early = True
+                    break
+                round_no += 1
+                lead.refresh_context(round_no - 1)  # CONTEXT REFRESH
+                await lead.challenge_and_respond(round_no)
+            if lead.plan.rounds >= 3:
+                round_no += 1
+                lead.refresh_context(round_no - 1)  # CONTEXT REFRESH
+                await lead.rebuttal_and_final_summary(round_no)  # REBUTTAL || FINAL_SUMMARY
+        except BudgetSpent as spent:  # --max-cost: no new phase; the DECISION from what exists
+            await lead.stop_for_budget(spent)
         await lead.dispatch.wait_for_stragglers()
     await lead.decide(round_no)  # DECISION
 
@@ -103,6 +108,7 @@ class Lead:
             watch=self.fences.inspect,
         )
         self.synthesis = Synthesis(self.roster, self.journal, tuning, self.fences)
+        self.journal.max_cost = plan.max_cost
 
     @property
     def plan(self) -> DebatePlan:
@@ -341,7 +347,18 @@ class Lead:
             self.state.decision_prompt_file = "lead-decision-prompt.md"
             decision = None
         else:
-            decision, synthesized = await self.synthesis.decide(round_no, prompt)
+            if self.state.budget_stop is None:
+                decision, synthesized = await self.synthesis.decide(round_no, prompt)
+            else:  # the cap is reached: no call, the debate as it stands, and why
+                self.journal.record.write_text("lead-decision-prompt.md", prompt)
+                self.state.decision_prompt_file = "lead-decision-prompt.md"
+                decision, synthesized = (
+                    raw_text_decision(
+                        f"No DECISION was synthesized: {self.state.budget_stop}. The debate so far "
+                        "and the votes are below; the lead's prompt is in lead-decision-prompt.md."
+                    ),
+                    False,
+                )
             own = [c for c in self.state.every_call() if c.role == "lead"]
             await self.warn_injection(injection_summary(own, self.plan.on_injection, voters))
             decision["synthesized"] = synthesized
@@ -359,6 +376,11 @@ class Lead:
             "degraded" if self.state.unchallenged or not synthesized else "completed"
         )
         self.journal.save()
+
+    async def stop_for_budget(self, spent: BudgetSpent) -> None:
+        """The cost cap is reached: said once, kept in the state for the DECISION."""
+        self.state.budget_stop = str(spent)
+        await self.journal.warn(str(spent))
 
     async def warn_injection(self, injection: dict[str, Any]) -> None:
         """A warning per suspect seat and per instruction reported: on stderr, in the

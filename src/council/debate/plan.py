@@ -65,6 +65,7 @@ class DebateFlags:
     no_blind: bool = False
     cold: bool = False  # --cold: no warm workers, every call spawns its CLI
     no_lean: bool = False
+    max_cost: float | None = None  # --max-cost USD
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class DebatePlan:
     lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
     # What a suspect seat's vote does (context/fences.py): warn (counted) | exclude.
     on_injection: str = "warn"
+    max_cost: float | None = None  # USD the reported cost may reach; None: no cap
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -310,6 +312,7 @@ def resolve_plan(
         max_warm_seats=0 if flags.cold else debate.max_warm_seats,
         lean=not flags.no_lean,
         on_injection=debate.on_injection,
+        max_cost=flags.max_cost if flags.max_cost is not None else debate.max_cost,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,

@@ -11,6 +11,7 @@ from typing import Any
 
 from council.context.fences import injection_summary
 from council.debate.state import DebateState
+from council.panel.budget import dollars, spend_of
 from council.panel.contribution import run_usage, total_usage
 from council.runs.record import Record
 
@@ -113,6 +114,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
             "technical_context": list(state.technical),
         },
         "usage": run_usage(usage_by_seat),
+        "budget": _budget(plan.get("max_cost"), calls, state.budget_stop),
         "injection": injection_summary(
             calls,
             plan.get("on_injection", "warn"),
@@ -163,13 +165,35 @@ def _usage_text(usage: Mapping[str, Any] | None) -> str:
         parts.append(f"{usage['output_tokens']:,} out")
     if usage.get("cost_usd") is not None:
         cost = usage["cost_usd"]
-        parts.append(f"${cost:.2f}" if cost >= 0.1 else f"${cost:.4f}")  # cents matter here
+        parts.append(dollars(cost))
     if not parts:
         return ""
     # A total that leaves seats out is a floor: say whose calls it does not count.
     missing = usage.get("unreported_seats") or []
     gap = f" (not counted: {', '.join(missing)}, which reported none)" if missing else ""
     return " · " + ", ".join(parts) + gap
+
+
+def _budget(limit: float | None, calls: list[Any], stop: str | None) -> dict[str, Any]:
+    """The cost cap (`--max-cost`), what was reported against it, whether it stopped the run,
+    and the seats whose CLI prices nothing (the cap cannot see what they spend)."""
+    spend = spend_of(calls)
+    return {
+        "max_cost_usd": limit,
+        "spent_usd": spend.spent_usd,
+        "stopped": stop,
+        "unpriced_seats": spend.unpriced_seats,
+    }
+
+
+def _budget_text(budget: Mapping[str, Any]) -> str:
+    """`Cost cap: $0.50, $0.62 reported; stopped before REBUTTAL; unpriced: critic`."""
+    text = f"Cost cap: {dollars(budget['max_cost_usd'])}, {dollars(budget['spent_usd'])} reported"
+    if budget["stopped"]:
+        text += f"; {budget['stopped']}"
+    if budget["unpriced_seats"]:
+        text += f"; unpriced (their cost is not counted): {', '.join(budget['unpriced_seats'])}"
+    return text
 
 
 def _duration(seconds: float) -> str:
@@ -209,6 +233,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         + (f"{confidence}/100" if confidence is not None else "n/a")
         + _usage_text(result.get("usage"))
     )
+    if (budget := result.get("budget")) and budget["max_cost_usd"] is not None:
+        lines.append(_budget_text(budget))
     for warning in result["warnings"]:
         lines.append(f"> warning: {warning}")
     if result.get("decision_prompt"):

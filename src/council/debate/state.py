@@ -52,6 +52,7 @@ class DebateState(StoredCalls):
     rounds_run: int = 0
     stopped_early: bool = False
     unchallenged: bool = False
+    budget_stop: str | None = None  # why no more calls were asked: the cost cap, reached
     decision: dict[str, Any] | None = None
     decision_prompt_file: str | None = None
     # The run's nonce and canary (context/fences.py): kept, so a resumed run fences its

@@ -66,6 +66,14 @@ Timeouts = Annotated[
     Field(description='Soft timeout in seconds per CLI, e.g. {"codex": 900} (like --timeout).'),
 ]
 Quorum = Annotated[int | None, Field(ge=0, description="Challenges needed (default 1).")]
+MaxCost = Annotated[
+    float | None,
+    Field(
+        gt=0,
+        description="Stop asking new calls once the cost the CLIs report reaches this many USD "
+        "(like --max-cost); CLIs that report no cost are listed as unpriced.",
+    ),
+]
 Sim = Annotated[
     bool, Field(description="Seat every role on the offline simulator (replies are SIMULATED).")
 ]
@@ -103,6 +111,7 @@ def debate_flags(
     effort: Effort = None,
     timeouts: Timeouts = None,
     quorum: Quorum = None,
+    max_cost: MaxCost = None,
     sim: Sim = False,
     scratchpad: Scratchpad = None,
     allow_outside: AllowOutside = False,
@@ -125,6 +134,7 @@ def debate_flags(
         effort=effort,
         timeouts=tuple(f"{cli}={s!r}" for cli, s in _named(timeouts, "timeouts").items()),
         quorum=quorum,
+        max_cost=max_cost,
         sim=sim,
         scratchpad=scratchpad,
         allow_outside=allow_outside,

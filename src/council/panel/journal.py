@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from council.panel import budget
 from council.panel.bus import RECORD, Bus, Kind, Message
 from council.panel.contribution import Contribution
 from council.panel.messages import LEAD
@@ -41,6 +42,7 @@ class Journal:
         self.state = state
         self.progress = progress
         self.bus = bus
+        self.max_cost: float | None = None  # USD: no phase but the DECISION past it
 
     def save(self) -> None:
         self.record.save_state(self.state)
@@ -78,6 +80,10 @@ class Journal:
         self.save()
 
     async def enter(self, phase: str, round_no: int) -> None:
+        """The run moves to `phase`; `BudgetSpent` instead when the cost cap is reached
+        (the DECISION is entered whatever was spent: it is built from what exists)."""
+        if self.max_cost is not None and phase != "DECISION":
+            budget.check(self.max_cost, phase, self.state.every_call())  # type: ignore[attr-defined]
         self.state.phase, self.state.round = phase, round_no
         self.state.rounds_run = max(self.state.rounds_run, round_no)
         self.save()
