@@ -50,11 +50,25 @@ def test_result_json_carries_each_seats_usage_and_the_total_and_null_where_none(
         # test_warm.py pins what each warm mode reports).
         "--cold",
         PATH=fakes.path_env(project.env()["PATH"]),
+        ANTHROPIC_API_KEY="sk-ant-test",  # claude's seats bill a metered key
     )
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout)
     validate(result)
     record = project.record()
+    billed = {s["name"]: s["billing"]["mode"] for s in result["seats"]}
+    assert billed == {
+        "advocate": "api_key",
+        "critic": "unknown",  # no key nor login the fake HOME holds
+        "proxy-sim": "none",
+        "proxy-codex": "unknown",
+        "lead": "api_key",
+    }
+    billing_line = (record / "decision.md").read_text().splitlines()[3]
+    assert billing_line == (
+        "Billing: advocate, lead: metered API key (ANTHROPIC_API_KEY); "
+        "critic, proxy-codex: unknown"
+    )
     seats = {s["name"]: s for s in result["seats"]}
     assert {s: seats[s]["cli"] for s in seats} == {
         "advocate": "claude",

@@ -279,6 +279,31 @@ class AuthState:
     source: str
 
 
+@dataclass(frozen=True)
+class Billing:
+    """Who pays for a CLI's calls, as far as a local look can tell (never a network call):
+    `api_key`, a key that bills per token reaches it (`source` names it); `login`, its own
+    login (the user's plan or subscription); `none` (no credentials needed); `unknown`."""
+
+    mode: str
+    source: str
+
+    @property
+    def text(self) -> str:
+        return {
+            "api_key": f"metered API key ({self.source})",
+            "login": f"its own login ({self.source})",
+            "none": "nothing billed",
+        }.get(self.mode, "unknown")
+
+
+# A credential that bills per token, by the names vendors give them: an API key, a gateway's
+# auth token, a cloud service account (Vertex, Bedrock).
+_METERED = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z0-9_]*(?:API_KEY|AUTH_TOKEN|APPLICATION_CREDENTIALS|ACCESS_KEY_ID)\b"
+)
+
+
 # Texts the protocol treats as transient backend refusals (retried with backoff).
 RATE_LIMIT_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)
@@ -530,6 +555,21 @@ class Adapter:
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         return AuthState(None, "not checked")
+
+    def billing(self, env: Mapping[str, str], home: Path) -> Billing:
+        """Whether this CLI's calls bill a metered API key or its own login, from the
+        credential `auth_state` finds first in `env` (the environment the CLI runs with):
+        the one the CLI itself uses first."""
+        state = self.auth_state(env, home)
+        if not state.found:
+            return Billing("unknown", state.source)
+        if "OAUTH" in state.source.upper():  # CLAUDE_CODE_OAUTH_TOKEN, QWEN_OAUTH: a plan
+            return Billing("login", state.source)
+        if key := _METERED.search(state.source):
+            return Billing("api_key", key.group(0))
+        if "/" in state.source:  # a credentials file a login wrote
+            return Billing("login", state.source)
+        return Billing("unknown", state.source)
 
     def state_paths(
         self, env: Mapping[str, str], home: Path

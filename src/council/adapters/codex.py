@@ -18,6 +18,7 @@ from council.adapters.base import (
     RATE_LIMIT_PATTERNS,
     Adapter,
     AuthState,
+    Billing,
     Invocation,
     RawResult,
     Request,
@@ -271,6 +272,20 @@ class CodexAdapter(Adapter):
             else ""
         )
         return AuthState(False, f"no {API_KEY_ENV} and no {auth}{ignored}")
+
+    def billing(self, env: Mapping[str, str], home: Path) -> Billing:
+        """`codex login` writes auth.json: a ChatGPT login (tokens: the user's plan), or with
+        `--with-api-key` an API key (metered), which the file says by its fields."""
+        found = super().billing(env, home)
+        if found.mode != "login" or not found.source.endswith("auth.json"):
+            return found
+        try:
+            saved = json.loads(Path(found.source).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return found
+        if isinstance(saved, dict) and saved.get("OPENAI_API_KEY"):
+            return Billing("api_key", f"the API key in {found.source}")
+        return found
 
     def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
         """`codex app-server` does not read CODEX_API_KEY (0.169.0 and 0.171.0: its requests

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import council
-from council.adapters.base import Adapter, AuthState, Invocation, Request, Tool
+from council.adapters.base import Adapter, AuthState, Billing, Invocation, Request, Tool
 
 
 class SimAdapter(Adapter):
@@ -66,3 +66,6 @@ class SimAdapter(Adapter):
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         return AuthState(True, "needs no login")
+
+    def billing(self, env: Mapping[str, str], home: Path) -> Billing:
+        return Billing("none", "the offline simulator")

@@ -81,6 +81,8 @@ def render_table(data: dict) -> str:
     for row in data["clis"]:
         auth = row["auth"]
         auth_text = {True: "found", False: "none found", None: "unknown"}[auth["found"]]
+        # Found: whether it bills a metered key or the CLI's own login.
+        auth_text = {"api_key": "api key", "login": "login"}.get(row["billing"]["mode"], auth_text)
         version = row["version"] or "-"
         if row["variant"]:
             version += f" ({row['variant']})"

@@ -30,6 +30,7 @@ from council.debate.seating import DefaultSeats, default_seats
 from council.errors import CouncilError
 from council.prompts import render
 from council.runner import CallFiles, RetryPolicy, Timeouts, confine, run_call
+from council.runner.environment import adapter_env
 from council.runner.resolve import PROBE_TIMEOUT_S, Resolution, resolve_tool
 
 PROBE_GRACE_S = 2.0
@@ -264,6 +265,15 @@ def _auth(row: Resolution, environ: Mapping[str, str]) -> dict:
     return {"found": state.found, "source": state.source}
 
 
+def _billing(row: Resolution, environ: Mapping[str, str]) -> dict:
+    """Who pays for this CLI's calls, judged from what of `environ` reaches it."""
+    adapter = row.adapter
+    found = adapter.billing(
+        adapter_env(adapter, environ), Path(environ.get("HOME", "~")).expanduser()
+    )
+    return {"mode": found.mode, "source": found.source, "text": found.text}
+
+
 def _probe_json(probe: CallProbe | None) -> dict | None:
     if probe is None:
         return None
@@ -296,6 +306,7 @@ def report_json(report: DoctorReport) -> dict:
                 "known_broken": _known_broken(row),
                 "problem": _one_line(row.problem) if row.problem else None,
                 "auth": _auth(row, report.environ),
+                "billing": _billing(row, report.environ),
                 "default_seats": report.seats.seats_of(a.display_name),
                 "sandbox": a.sandbox,
                 "soft_timeout_s": a.soft_timeout(a.settings.effort),

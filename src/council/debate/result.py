@@ -67,6 +67,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "latency_s": round(sum(c.latency_s for c in mine), 1),
                 "words_out": sum(c.words for c in mine if c.role != "lead"),
                 "usage": total_usage(c.usage for c in mine),
+                "billing": info.get("billing"),
                 "worker": info.get("worker"),
             }
         )
@@ -196,6 +197,19 @@ def _budget_text(budget: Mapping[str, Any]) -> str:
     return text
 
 
+def _billing_text(seats: list[dict[str, Any]]) -> str:
+    """`Billing: advocate, lead: metered API key (ANTHROPIC_API_KEY); critic: its own login
+    (...)`: who pays for each seat's calls; nothing for a run that bills nobody (--sim)."""
+    by_text: dict[str, list[str]] = {}
+    for seat in seats:
+        billing = seat.get("billing")
+        if billing and billing["mode"] != "none":
+            by_text.setdefault(billing["text"], []).append(seat["name"])
+    if not by_text:
+        return ""
+    return "Billing: " + "; ".join(f"{', '.join(names)}: {text}" for text, names in by_text.items())
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
@@ -235,6 +249,8 @@ def render_markdown(result: dict[str, Any]) -> str:
     )
     if (budget := result.get("budget")) and budget["max_cost_usd"] is not None:
         lines.append(_budget_text(budget))
+    if billed := _billing_text(result["seats"]):
+        lines.append(billed)
     for warning in result["warnings"]:
         lines.append(f"> warning: {warning}")
     if result.get("decision_prompt"):

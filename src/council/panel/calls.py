@@ -4,6 +4,7 @@ record has one shape."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from council.adapters.base import Adapter, Status, Tool
 from council.context.guard import ProjectGuard, Seen
 from council.panel.messages import Ask, Reply
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.runner.environment import adapter_env
 from council.runner.warm import WarmWorker
 from council.safetext import clean
 from council.words import truncate
@@ -44,6 +46,15 @@ class CallSite:
     tmp_dir: Path | None = None  # the seat's TMPDIR (None: one per call)
     guard: ProjectGuard | None = None  # checks the user's project around each call
     warm: WarmWorker | None = None  # the seat's warm worker (None: every call spawns)
+
+
+def billing_of(adapter: Adapter, tuning: Tuning) -> dict[str, str]:
+    """Who pays for `adapter`'s calls in this run (`Adapter.billing`), judged from the very
+    environment its CLI gets: a metered API key, its own login, or unknown."""
+    environ = tuning.environ if tuning.environ is not None else os.environ
+    home = Path(environ.get("HOME") or Path.home())
+    found = adapter.billing(adapter_env(adapter, environ), home)
+    return {"mode": found.mode, "source": found.source, "text": found.text}
 
 
 async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:

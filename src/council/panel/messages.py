@@ -57,6 +57,8 @@ class ReadyReport:
     # The seat's warm worker (runner/warm.py `WarmStats`): mode warm or spawn, why it spawns,
     # its memory at READY; None: the seat was never to run warm.
     worker: Mapping[str, Any] | None = None
+    # Who pays for its calls (`panel.calls.billing_of`): mode, source, text.
+    billing: Mapping[str, str] | None = None
 
     def meta(self) -> dict[str, Any]:
         return asdict(self)

@@ -29,7 +29,7 @@ from council.context import DebateContext
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.panel.bus import Bus, Kind, Message, receive
-from council.panel.calls import Tuning
+from council.panel.calls import Tuning, billing_of
 from council.panel.journal import Journal
 from council.panel.messages import LEAD, ReadyReport
 from council.panel.seat import SeatPlan
@@ -270,6 +270,7 @@ class Roster:
             return
         self.ready[seat.name] = report
         self.record(seat, "ready", version=report.version, path=report.path)
+        self.journal.state.seats[seat.name]["billing"] = report.billing
         await self.warn_known_broken(seat.cli, report.version, report.variant)
         if report.worker is not None:
             self.record_worker(seat.name, dict(report.worker))
@@ -310,6 +311,8 @@ class Roster:
     def record_tool(self, seat: SeatPlan, tool: Tool) -> None:
         """A CLI the lead calls itself (no seat task), recorded as ready."""
         self.record(seat, "ready", version=tool.version, path=tool.command[0])
+        adapter = adapter_for(seat.cli, self.config.clis)
+        self.journal.state.seats[seat.name]["billing"] = billing_of(adapter, self.tuning)
 
     async def drop(self, seat: SeatPlan, problem: str) -> None:
         self.record(seat, "dropped", problem=problem)

@@ -26,7 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from council.adapters.base import Adapter, Tool
 from council.context.guard import ProjectGuard
 from council.panel.bus import EVERYONE, Bus, Kind, Message
-from council.panel.calls import CallSite, Tuning, call_cli
+from council.panel.calls import CallSite, Tuning, billing_of, call_cli
 from council.panel.messages import LEAD, Ask, ReadyReport
 from council.panel.seat import SeatPlan
 from council.runner.resolve import Resolution, ToolCache
@@ -138,6 +138,7 @@ class SeatWorker:
             sandbox=self.adapter.sandbox,
             timeout_s=soft,
             worker=self.worker_report,
+            billing=billing_of(self.adapter, self.tuning),
         )
         ready = Message(
             Kind.READY, self.name, LEAD, f"READY:{self.name}", meta=report.meta(), payload=report

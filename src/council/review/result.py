@@ -89,6 +89,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "retries": sum(max(0, c.attempts - 1) for c in mine),
                 "latency_s": round(sum(c.latency_s for c in mine), 1),
                 "usage": total_usage(c.usage for c in mine),
+                "billing": info.get("billing"),
                 "worker": info.get("worker"),
             }
         )
