@@ -66,8 +66,7 @@ def test_result_json_carries_each_seats_usage_and_the_total_and_null_where_none(
     }
     billing_line = (record / "decision.md").read_text().splitlines()[3]
     assert billing_line == (
-        "Billing: advocate, lead: metered API key (ANTHROPIC_API_KEY); "
-        "critic, proxy-codex: unknown"
+        "Billing: advocate, lead: metered API key (ANTHROPIC_API_KEY); critic, proxy-codex: unknown"
     )
     seats = {s["name"]: s for s in result["seats"]}
     assert {s: seats[s]["cli"] for s in seats} == {

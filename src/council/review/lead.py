@@ -42,8 +42,9 @@ from council.review.findings import (
     parse_findings,
     parse_verdicts,
 )
-from council.review.merge import finding_key, gate, merge
+from council.review.merge import finding_key, merge
 from council.review.plan import ReviewPlan
+from council.review.scope import place
 from council.review.state import ReviewState
 from council.runs.record import Record
 
@@ -326,8 +327,16 @@ class ReviewLead:
         }
         answered = [seat for seat in order if seat in reviews]
         merged = merge(reviews, verdicts, answered, order)
-        self.state.findings = [m.to_json(self.plan.fail_on) for m in merged]
-        self.state.blocking = gate(merged, self.plan.fail_on)
+        reviewed = {e.path: e.lines_total for e in self.context.files}
+        findings = []
+        for found in (m.to_json(self.plan.fail_on) for m in merged):
+            placed, warning = place(found, reviewed, self.context.root)
+            findings.append(placed)
+            if warning:
+                await self.journal.warn(warning)
+        self.state.findings = findings
+        # Only what was reviewed can block: a finding out of scope never gates.
+        self.state.blocking = [f["id"] for f in findings if f["blocking"]]
         for seat in order:
             for base, why in self.state.failed.get(seat, {}).items():
                 await self.journal.warn(f"{seat}'s {_phase_words(base)} failed ({why})")

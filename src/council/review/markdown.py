@@ -23,7 +23,8 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         lines.append(f"> warning: {warning}")
     if result.get("error"):
         lines.append(f"> error: {result['error']}")
-    findings = result["findings"]
+    findings = [f for f in result["findings"] if not f.get("out_of_scope")]
+    outside = [f for f in result["findings"] if f.get("out_of_scope")]
     if not findings:
         lines += ["", "No findings." if result["status"] != "running" else "(still running)"]
     for severity in SEVERITY_ORDER:
@@ -33,6 +34,13 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         lines += ["", f"## {severity.capitalize()} ({len(mine)})"]
         for finding in mine:
             lines += _finding(finding)
+    if outside:  # kept for the record: never gating, never in SARIF
+        lines += ["", f"## Out of scope ({len(outside)})"]
+        for finding in outside:
+            where = f"{finding['file']}:{finding['line']}" if finding["line"] else finding["file"]
+            lines.append(
+                f"- {finding['id']} {_cell(finding['title'])} ({where}): {finding['out_of_scope']}"
+            )
     lines += ["", "## Reviewers", "| reviewer | review | cross-check | findings | problem |"]
     lines.append("|---|---|---|---|---|")
     for r in result["reviewers"]:
@@ -57,7 +65,7 @@ def _status_line(result: Mapping[str, Any]) -> str:
     total = len(result["reviewers"])
     return (
         f"Status: {result['status']} · {result['answered']} of {total} reviewers answered · "
-        f"{len(result['findings'])} findings ({found}) · {gate_text} · "
+        f"{sum(counts.values())} findings ({found}) · {gate_text} · "
         f"{_duration(result['duration_s'])}"
     )
 

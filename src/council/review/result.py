@@ -96,7 +96,8 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
     findings = list(state.findings or [])
     counts = {severity: 0 for severity in reversed(SEVERITIES)}
     for finding in findings:
-        counts[finding["severity"]] += 1
+        if not finding.get("out_of_scope"):  # counted as SARIF and the gate see them
+            counts[finding["severity"]] += 1
     return {
         "schema": SCHEMA_ID,
         "id": state.id,

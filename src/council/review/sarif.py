@@ -38,7 +38,8 @@ def rule_id(kind: str) -> str:
 
 
 def render_sarif(result: Mapping[str, Any]) -> dict[str, Any]:
-    findings = result["findings"]
+    # What was not reviewed (a path outside the project, a file not given) is never reported.
+    findings = [f for f in result["findings"] if not f.get("out_of_scope")]
     kinds = [k for k in KINDS if any(f["kind"] == k for f in findings)]
     rules = [
         {
