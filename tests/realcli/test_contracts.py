@@ -23,6 +23,7 @@ from council.prompts import render
 from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER
 from fakemodel.clients import API_KEY, codex_built_in
+from fakemodel.installed import installed
 from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
@@ -459,8 +460,10 @@ async def test_qwen_answers_through_at_most_its_launcher_one_model_request_and_n
     takes both (the hung-server test). What a user sees: one model request, and nothing of the
     call left running after it."""
     seat = real_cli("qwen")
-    tool = await seat.resolve()
-    launcher = (await anyio.Path(tool.command[0]).resolve()).name == "cli-entry.js"
+    # The launcher is in the installed package (the bin may be a wrapper that puts a newer
+    # Node first on PATH, scripts/install-real-clis.sh, not a link to it).
+    package = installed("qwen").bin_dir.parent / "prefix/lib/node_modules/@qwen-code/qwen-code"
+    launcher = (package / "cli-entry.js").is_file()
     outcome, nodes = await _watch_node_processes(seat, "qwen")
     assert outcome.status is Status.OK, (outcome.detail, outcome.stderr_tail)
     assert [r.outcome for r in seat.server.requests("qwen")] == ["answer"]
