@@ -228,9 +228,12 @@ async def test_the_host_cancelling_a_debate_call_cancels_the_run(project):
     assert statuses[-1]["status"] == "interrupted"
 
 
-def test_a_host_that_hangs_up_leaves_the_run_going(project, tmp_path):
-    """The host's stdin closes in the middle of a `debate` call (it quit, or restarts the
-    server): the detached run goes on, to be followed after a reconnect."""
+@pytest.mark.parametrize("gone", ["stdin", "both pipes"])
+def test_a_host_that_hangs_up_leaves_the_run_going(project, tmp_path, gone):
+    """The host's stdin closes in the middle of a `debate` call (it restarts the server), or
+    the host is gone altogether (both pipes: the server's next progress line meets a broken
+    pipe): the server ends as normal (exit 0, no "internal error"), the detached run goes on,
+    to be followed after a reconnect."""
     with (tmp_path / "server.err").open("w") as errlog:
         server = subprocess.Popen(
             project.argv("mcp"),
@@ -262,8 +265,11 @@ def test_a_host_that_hangs_up_leaves_the_run_going(project, tmp_path):
         send({"id": 2, "method": "tools/call", "params": params})
         while "] ready " not in receive().get("params", {}).get("message", ""):
             pass
+        if gone == "both pipes":
+            server.stdout.close()
         server.stdin.close()
         assert server.wait(timeout=LIMIT_S) == 0
+        assert "internal error" not in (tmp_path / "server.err").read_text()
     finally:
         if server.poll() is None:
             server.kill()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -295,6 +296,33 @@ def build_server(settings: Settings) -> MCPServer:
     return server
 
 
+# What a host that went away (quit, crashed, restarted the server) leaves the server to meet:
+# a write into its closed pipe, or the streams the SDK read it from, closed.
+_HOST_GONE = (
+    BrokenPipeError,
+    ConnectionResetError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+)
+
+
 def serve(settings: Settings) -> None:
-    """Serve until the host closes stdin."""
-    build_server(settings).run("stdio")
+    """Serve until the host closes stdin, or goes away altogether: a normal end either way
+    (the runs it started are detached and go on)."""
+    try:
+        build_server(settings).run("stdio")
+    except _HOST_GONE:
+        _host_gone()
+    except BaseExceptionGroup as group:  # the SDK's task groups wrap what they meet
+        _, other = group.split(_HOST_GONE)
+        if other is not None:
+            raise
+        _host_gone()
+
+
+def _host_gone() -> None:
+    """Nobody reads stdout any more: point it at /dev/null, so the interpreter's last flush
+    meets no broken pipe either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
