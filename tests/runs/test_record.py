@@ -261,3 +261,30 @@ def test_appended_lines_are_private_and_whole(tmp_path, loose_umask):
     assert path.read_text(encoding="utf-8") == (
         "[00:01] PROPOSAL advocate ok\n[00:02] CHALLENGE critic ok — naïve\n"
     )
+
+
+def test_a_full_disk_when_the_record_is_taken_is_one_clear_line_and_the_lock_let_go(
+    tmp_path, monkeypatch
+):
+    import errno
+
+    from council.errors import UsageError
+    from council.runs import lock as lock_module
+
+    record = tmp_path / "debate-20261128-101500-abcd"
+    record.mkdir()
+    real_write = os.write
+
+    def full(fd: int, data: bytes) -> int:  # the holder's file meets a full disk
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(lock_module.os, "write", full)
+    with pytest.raises(UsageError) as refused:
+        lock_module.RecordLock.acquire(record)
+    monkeypatch.setattr(lock_module.os, "write", real_write)
+    assert str(refused.value) == (
+        f"cannot take the record {record}: No space left on device; free space (or "
+        "descriptors, `ulimit -n`), or give another place with --scratchpad"
+    )
+    assert not lock_module.is_held(record)  # nothing left holding it
+    assert [p.name for p in record.iterdir()] == []  # no half-written holder file

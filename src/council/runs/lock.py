@@ -21,6 +21,8 @@ from pathlib import Path
 
 import psutil
 
+from council.errors import UsageError
+
 LOCK = "lock"
 
 
@@ -53,8 +55,18 @@ class RecordLock:
     @classmethod
     def acquire(cls, record: Path, pid: int | None = None) -> RecordLock:
         """Take the lock of `record` for `pid` (this process when None), or raise
-        `RecordLocked` naming the holder. An OSError naming the holder (a full disk) is the
-        caller's to report; the lock is let go first."""
+        `RecordLocked` naming the holder; a `UsageError` naming the cause when the record
+        cannot be opened or written (a full disk, no descriptors left)."""
+        try:
+            return cls._acquire(record, pid)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot take the record {record}: {exc.strerror or exc}; free space (or "
+                "descriptors, `ulimit -n`), or give another place with --scratchpad"
+            ) from None
+
+    @classmethod
+    def _acquire(cls, record: Path, pid: int | None) -> RecordLock:
         fd = os.open(record, os.O_RDONLY | os.O_DIRECTORY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
