@@ -131,6 +131,11 @@ async def test_debate_reports_progress_and_returns_the_decision_without_the_tran
     assert not result.is_error, text(result)
     run_id = result.structured_content["id"]
     record = f".scratchpad/{run_id}/"
+    # The DECISION is in the structured content too: the only part some hosts show the model.
+    decision = result.structured_content.pop("decision_markdown")
+    assert decision.startswith(f"# DECISION (SIMULATED): {QUESTION}")
+    assert "## Recommendation" in decision and "## Debate record" not in decision
+    assert decision.rstrip() in text(result)
     assert result.structured_content == {
         "id": run_id,
         "status": "completed",
@@ -138,6 +143,7 @@ async def test_debate_reports_progress_and_returns_the_decision_without_the_tran
         "record": record,
         "error": None,
         "decision_reached": True,
+        "note": None,
         "seats": [
             {"name": "advocate", "role": "advocate", "cli": "sim", "status": "ok"},
             {"name": "critic", "role": "critic", "cli": "sim", "status": "ok"},
@@ -201,6 +207,8 @@ async def test_a_running_run_has_no_result_yet_and_cancel_stops_it_resumably(pro
     assert result.structured_content["exit_code"] == 130
     assert "No DECISION" in text(result) and "do not answer the question" in text(result)
     assert f"council resume {run_id}" in text(result)
+    structured = result.structured_content  # what a host that shows only it tells its model
+    assert structured["decision_markdown"] == "" and structured["note"] in text(result)
     assert again.is_error and "is not running (interrupted); nothing to cancel" in text(again)
 
 

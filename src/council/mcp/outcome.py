@@ -47,12 +47,15 @@ class Outcome:
             footer.insert(0, f"council: {self.error}")
         if self.reached_decision:
             return self.decision.rstrip() + "\n\n---\n" + "\n".join(footer) + "\n"
+        return self.note() + "\n\n" + "\n".join(footer) + "\n"
+
+    def note(self) -> str:
+        """What the host's model is to tell the user of a run that reached no DECISION."""
         ended = "was interrupted" if self.status == "interrupted" else self.status
-        head = (
+        return (
             f"No DECISION: the run {ended}. Report this to the user as it is; do not answer "
             f"the question in council's place. It can go on with: council resume {self.id}"
         )
-        return head + "\n\n" + "\n".join(footer) + "\n"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +65,8 @@ class Outcome:
             "record": self.record,
             "error": self.error,
             "decision_reached": self.reached_decision,
+            "decision_markdown": self.decision if self.reached_decision else "",
+            "note": None if self.reached_decision else self.note(),
             "seats": [dict(s) for s in self.seats],
         }
 

@@ -23,6 +23,10 @@ class RunOutcome(BaseModel):
     record: str
     error: str | None
     decision_reached: bool
+    # The DECISION itself: Claude Code and Codex hand their model only the structured content
+    # when a tool returns it, so the DECISION must be in it, not only in the text.
+    decision_markdown: str  # "" when no DECISION was reached
+    note: str | None  # what to tell the user when no DECISION was reached
     seats: list[Seat]
 
 
