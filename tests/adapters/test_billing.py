@@ -69,3 +69,9 @@ def test_codex_login_is_metered_only_when_it_saved_an_api_key(tmp_path, saved, m
 
 def test_the_simulator_bills_nothing(tmp_path):
     assert billing("sim", tmp_path).text == "nothing billed"
+
+
+def test_a_console_login_of_claude_saved_an_api_key_and_is_metered(tmp_path):
+    (tmp_path / ".claude.json").write_text(json.dumps({"primaryApiKey": "sk-ant-api03-x"}))
+    found = billing("claude", tmp_path)
+    assert (found.mode, found.source) == ("api_key", "primaryApiKey")

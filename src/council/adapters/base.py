@@ -301,6 +301,7 @@ class Billing:
 # auth token, a cloud service account (Vertex, Bedrock).
 _METERED = re.compile(
     r"(?<![A-Za-z0-9])[A-Z0-9_]*(?:API_KEY|AUTH_TOKEN|APPLICATION_CREDENTIALS|ACCESS_KEY_ID)\b"
+    r"|\b[a-z]+ApiKey\b"  # a key saved in a settings file (claude's primaryApiKey)
 )
 
 

@@ -216,6 +216,17 @@ class ClaudeAdapter(Adapter):
         config_dir = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
         if (config_dir / ".credentials.json").is_file():
             return AuthState(True, str(config_dir / ".credentials.json"))
+        # /login with a Console account saves an API key (metered) in .claude.json, beside
+        # HOME's other files, or inside CLAUDE_CONFIG_DIR when that is set.
+        saved = (
+            config_dir / ".claude.json" if env.get("CLAUDE_CONFIG_DIR") else home / ".claude.json"
+        )
+        try:
+            settings = json.loads(saved.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            settings = None
+        if isinstance(settings, dict) and settings.get("primaryApiKey"):
+            return AuthState(True, f"primaryApiKey in {saved}")
         # macOS keeps the login in the keychain, which we do not open.
         return AuthState(None, "no key in the environment or credentials file")
 
