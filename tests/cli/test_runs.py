@@ -181,6 +181,20 @@ def test_deleting_the_lock_file_of_a_running_run_lets_no_second_council_in(proje
     finish(project, run_id)
 
 
+def test_show_of_a_run_whose_process_died_says_interrupted_not_running(project):
+    run_id = detach(project, "--rounds", "3", COUNCIL_SIM_DELAY=SLOW)
+    record = project.root / ".scratchpad" / run_id
+    wait_for(lambda: '"advocate-r1"' in (record / "state.json").read_text())
+    running = holder(record)
+    assert running is not None
+    os.kill(running.pid, signal.SIGKILL)
+    wait_for(lambda: not running.alive())
+    shown = json.loads(project.run("show", run_id, "--json").stdout)
+    assert (shown["status"], shown["exit_code"]) == ("interrupted", 130)
+    markdown = project.run("show", run_id).stdout
+    assert "Status: interrupted" in markdown.splitlines()[2]
+
+
 def test_cancel_on_a_run_that_ended_is_a_usage_error(project):
     assert project.run("debate", QUESTION, "--sim").returncode == 0
     refused = project.run("cancel", "last")

@@ -218,10 +218,10 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
 
     from council.debate.result import load_result, render_markdown
     from council.runs.record import kind_of
-    from council.runs.store import read_state
+    from council.runs.store import read_state, settled_state
 
     record = _find(state, run_id, scratchpad)
-    run_state = read_state(record)
+    run_state = settled_state(record, read_state(record))
     if kind_of(record.id) == "review":
         return _show_review(record, run_state, form)
     if form == "sarif":

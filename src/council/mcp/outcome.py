@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from council.debate.result import load_result, render_markdown
-from council.errors import ExitCode
 from council.runs.record import Record
-from council.runs.store import read_state, summarize
+from council.runs.store import read_state, settled_state, summarize
 
 RECORD_HEADING = "\n## Debate record"
 SEAT_OK = ("ok", "ready")  # a seat's status in the result: anything else is a failure
@@ -73,16 +72,10 @@ class Outcome:
 
 def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
     """The outcome of a run that has ended (the caller checks that it has)."""
-    state = read_state(record)
+    state = settled_state(record, read_state(record))
     summary = summarize(record, state)
     error = state.get("error")
-    if summary.status == "interrupted" and state.get("status") == "running":
-        error = (
-            f"{record.id} stopped when its process died; resume with: council resume {record.id}"
-        )
-        code = int(ExitCode.INTERRUPTED)
-    else:
-        code = int(state.get("exit_code") or 0)
+    code = int(state.get("exit_code") or 0)
     result = load_result(record, state)
     seats = tuple(
         {"name": s["name"], "role": s["role"], "cli": s["cli"], "status": s["status"]}

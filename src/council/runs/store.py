@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from council.errors import UsageError
+from council.errors import ExitCode, UsageError
 from council.runs.lock import holder, is_held
 from council.runs.record import PROGRESS, STATE, Record, is_record_name
 
@@ -166,6 +166,23 @@ def read_state(record: Record) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{record.file(STATE)}: not a run's state (expected a JSON object)")
     return value
+
+
+def settled_state(record: Record, state: dict[str, Any]) -> dict[str, Any]:
+    """`state` as a reader should show it: a run whose state still says `running` while no
+    process holds its record died without its cleanup (`kill -9`, a crash): it is
+    `interrupted`, exit 130, resumable, never shown as running with exit 0."""
+    if effective_status(record.path, state.get("status", "running")) != "interrupted":
+        return state
+    if state.get("status") == "interrupted":
+        return state
+    return {
+        **state,
+        "status": "interrupted",
+        "exit_code": int(ExitCode.INTERRUPTED),
+        "error": state.get("error")
+        or f"{record.id} stopped when its process died; resume with: council resume {record.id}",
+    }
 
 
 def elapsed_text(seconds: float) -> str:
