@@ -276,3 +276,23 @@ def test_control_sequences_of_a_reply_reach_no_terminal_decision_or_prompt(tmp_p
         assert not [c for c in CONTROL if c in text], where
     raw = (record / "critic-r2-response.md").read_bytes().decode()  # no newline translation
     assert all(c in raw for c in CONTROL)  # the record keeps what the CLI really sent
+
+
+def test_an_unquoted_question_before_the_files_is_taken_whole(tmp_path):
+    # `/debate Should we cache? --files app.py`, as people type it
+    project = Project(tmp_path)
+    run = project.run(
+        "debate", "Should", "we", "cache", "sessions?", "--files", "app.py", "--sim", "--json"
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["question"] == "Should we cache sessions?"
+    assert [f["path"] for f in result["context"]["files"]] == ["app.py"]
+
+
+def test_a_question_of_dollar_signs_and_backticks_arrives_as_text(tmp_path):
+    project = Project(tmp_path)
+    asked = "Is $(rm -rf /) or `id` or $HOME safe to log?"
+    run = project.run("debate", asked, "--sim", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["question"] == asked

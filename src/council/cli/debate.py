@@ -142,7 +142,7 @@ output_option = click.option(
 
 
 @cli.command(context_settings={"ignore_unknown_options": False})
-@click.argument("question", required=False)
+@click.argument("question", nargs=-1)
 @click.option(
     "--files",
     "files",
@@ -201,7 +201,7 @@ output_option = click.option(
 @click.pass_obj
 def debate(
     state: CliState,
-    question: str | None,
+    question: tuple[str, ...],
     files: tuple[str, ...],
     diff_ref: str | None,
     proxies: tuple[str, ...],
@@ -239,13 +239,16 @@ def debate(
     from council.debate.plan import DebateFlags
     from council.debate.run import start_debate
 
-    if question is None:
+    if not question:
         raise UsageError(
             'the question is missing: give it first (council debate "question" --files a.py '
             'b.py), or end the file list with -- (--files a.py b.py -- "question")'
         )
+    # Unquoted, as people type it (`/debate Should we cache? --files a.py`): its words
+    # joined; `-` (stdin) and `@file.md` only as the whole argument.
+    asked = question[0] if len(question) == 1 else " ".join(question)
     flags = DebateFlags(
-        question=_read_question(question),
+        question=_read_question(asked),
         files=files,
         diff=diff_ref,
         proxies=tuple(p for text in proxies for p in text.split(",") if p.strip()) or None,
@@ -267,7 +270,7 @@ def debate(
         cold=cold,
         no_lean=no_lean,
     )
-    check_output(output, files, question)
+    check_output(output, files, asked)
     config = state.config()
     if detach:
         return _detach(state, flags, config, as_json)
