@@ -415,6 +415,16 @@ def test_a_council_killed_with_sigkill_during_challenge_can_be_resumed(project):
     assert project.sim_calls()["PROPOSAL"] == 1
 
 
+def test_resume_of_a_damaged_record_still_kills_what_its_dead_council_left(project):
+    council, _ = interrupted_in_challenge(project, signal.SIGKILL, watchdog_too=True)
+    assert processes_of(council.pid)
+    (project.record() / "state.json").write_text("{x")  # damaged: resume must refuse it
+    run = project.run("resume", project.record().name)
+    assert run.returncode == 2 and "cannot be read" in run.stderr
+    assert "left running by the interrupted run" in run.stderr
+    assert processes_of(council.pid) == []
+
+
 def test_a_seat_that_misses_ready_is_restarted_once_then_dropped_and_the_debate_goes_on(
     project,
 ):

@@ -15,8 +15,6 @@ from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from council.adapters import adapter_for
 from council.config import Config
 from council.context import (
@@ -41,10 +39,10 @@ from council.errors import (
     UsageError,
 )
 from council.panel.calls import Tuning
-from council.panel.drive import run_to_end
+from council.panel.drive import run_to_end, take_over
 from council.progress import Progress
 from council.runs.detach import hand_over
-from council.runs.lock import RecordLock, RecordLocked
+from council.runs.lock import RecordLock
 from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import find_run, read_state
 from council.safetext import clean
@@ -184,14 +182,7 @@ def resume_debate(
 ) -> DebateRun:
     cwd = cwd or Path.cwd()
     record = find_run(_resolve(cwd, scratchpad or config.scratchpad), debate_id)
-    try:
-        lock = RecordLock.acquire(record.path)
-    except RecordLocked as locked:
-        who = f"process {locked.holder.pid}" if locked.holder else "another council"
-        raise UsageError(
-            f"{record.id} is still running ({who}); wait for it (`council wait {record.id}`) "
-            f"or stop it first (`council cancel {record.id}`)"
-        ) from None
+    lock = take_over(record, progress)
     try:
         state = DebateState.from_json(read_state(record))
         plan = DebatePlan.from_json(state.plan)
@@ -207,12 +198,6 @@ def resume_debate(
         return _finish(record, state, cwd, None)
     context = DebateContext.from_json(record.read_json("context.json"))
     progress.log_to(record.file(PROGRESS))
-    if state.pid is not None:
-        from council.runner.proctree import kill_orphans_of
-
-        swept = anyio.run(kill_orphans_of, state.pid)
-        if swept:
-            progress.warn(f"killed {swept} process(es) left running by the interrupted run")
     progress.info(
         f"resuming {record.id} from {state.phase} (round {state.round}); replies "
         f"on disk: {sum(1 for c in state.contributions() if c.answered)}"

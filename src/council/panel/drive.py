@@ -12,6 +12,8 @@ and propagates.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
 import time
@@ -26,9 +28,10 @@ import anyio
 from council.context import DebateContext
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
-from council.errors import CouncilError, InterruptedRun, RecordWriteError
+from council.errors import CouncilError, InterruptedRun, RecordWriteError, UsageError
 from council.progress import Progress
 from council.runner import proctree, reaper
+from council.runs.lock import RecordLock, RecordLocked, holder
 from council.runs.record import Record, now_iso
 
 TRACEBACK = "council.err"  # a bug's traceback, in the record
@@ -103,6 +106,29 @@ def drive(
     except KeyboardInterrupt:  # a third Ctrl-C, after the cleanup
         driven.interrupted = True
     return driven
+
+
+def take_over(record: Record, progress: Progress) -> RecordLock:
+    """The lock of a record to resume, or a `UsageError` while its run lives; then what the
+    council that last ran it left running (it died without its cleanup, and its watchdog with
+    it) is killed, before its state is read: a damaged `state.json` keeps nothing alive."""
+    before = holder(record.path)  # acquiring names us in its place
+    try:
+        lock = RecordLock.acquire(record.path)
+    except RecordLocked as locked:
+        who = f"process {locked.holder.pid}" if locked.holder else "another council"
+        raise UsageError(
+            f"{record.id} is still running ({who}); wait for it (`council wait {record.id}`) "
+            f"or stop it first (`council cancel {record.id}`)"
+        ) from None
+    pids = {before.pid} if before is not None else set()
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if isinstance(pid := json.loads(record.file("state.json").read_bytes()).get("pid"), int):
+            pids.add(pid)
+    swept = sum(anyio.run(proctree.kill_orphans_of, pid) for pid in pids if pid != os.getpid())
+    if swept:
+        progress.warn(f"killed {swept} process(es) left running by the interrupted run")
+    return lock
 
 
 def keep_traceback(exc: BaseException, path: Path) -> None:

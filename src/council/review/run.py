@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from council.atomicio import write_private
 from council.config import Config
 from council.context import (
@@ -35,14 +33,14 @@ from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.errors import CouncilError, ExitCode, RecordWriteError, UsageError
 from council.panel.calls import Tuning
-from council.panel.drive import run_to_end
+from council.panel.drive import run_to_end, take_over
 from council.progress import Progress
 from council.review.lead import ReviewLead, run_review
 from council.review.plan import ReviewFlags, ReviewPlan, resolve_review_plan
 from council.review.result import build_result, render
 from council.review.state import ReviewState
 from council.runs.detach import hand_over
-from council.runs.lock import RecordLock, RecordLocked
+from council.runs.lock import RecordLock
 from council.runs.record import PROGRESS, STATE, Record
 from council.runs.store import read_state
 
@@ -172,26 +170,13 @@ def resume_review(
     record: Record, config: Config, progress: Progress, *, cwd: Path, tuning: Tuning | None = None
 ) -> ReviewRun:
     """Continue an interrupted or failed review, reusing every answer already on disk."""
-    try:
-        lock = RecordLock.acquire(record.path)
-    except RecordLocked as locked:
-        who = f"process {locked.holder.pid}" if locked.holder else "another council"
-        raise UsageError(
-            f"{record.id} is still running ({who}); wait for it (`council wait {record.id}`) "
-            f"or stop it first (`council cancel {record.id}`)"
-        ) from None
+    lock = take_over(record, progress)
     state = ReviewState.from_json(read_state(record))
     if state.status in ("completed", "degraded"):
         lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
         return _finish(record, state, cwd, None)
     progress.log_to(record.file(PROGRESS))
-    if state.pid is not None:
-        from council.runner.proctree import kill_orphans_of
-
-        swept = anyio.run(kill_orphans_of, state.pid)
-        if swept:
-            progress.warn(f"killed {swept} process(es) left running by the interrupted run")
     progress.info(f"resuming {record.id} from {state.phase}")
     state.status = "running"
     ready = Prepared(
