@@ -91,6 +91,9 @@ class DebatePlan:
     lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
     # What a suspect seat's vote does (context/fences.py): warn (counted) | exclude.
     on_injection: str = "warn"
+    # `quorum.distinct`: off | vendor | family, what counts as one voice in the quorum of
+    # challenges and the tally of votes (debate/votes.py).
+    distinct: str = "off"
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -310,6 +313,7 @@ def resolve_plan(
         max_warm_seats=0 if flags.cold else debate.max_warm_seats,
         lean=not flags.no_lean,
         on_injection=debate.on_injection,
+        distinct=config.quorum.distinct,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,
