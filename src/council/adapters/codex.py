@@ -325,9 +325,9 @@ class CodexAppDriver(SessionDriver):
         thread = thread_info.get("id")
         if not isinstance(thread, str):
             raise ProtocolError("thread/start answered without a thread id")
-        # The thread's metadata names the model its turns run on (`codex exec --json` names
-        # none, so a spawned call's model is not reported).
-        model = thread_info.get("model")
+        # The thread's metadata names the model its turns run on (0.171.0 in the thread and
+        # beside it); `codex exec --json` names none, so a spawned call's is not reported.
+        model = thread_info.get("model") or _mapping(started).get("model")
         served = (model,) if isinstance(model, str) and model.strip() else ()
         texts: list[str] = []
         ended: list[Mapping[str, Any]] = []

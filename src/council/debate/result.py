@@ -151,8 +151,8 @@ def _votes(decision: Mapping[str, Any]) -> list[str]:
         for group in tally.get("groups") or []:
             cast = [votes.get(seat) or "no vote" for seat in group["seats"]]
             lines.append(
-                f"- {group['group']}: {', '.join(group['seats'])} ({', '.join(cast)}) "
-                f"count as {group['vote'] or 'no vote'}"
+                f"- {group['group']}: {', '.join(group['seats'])} ({', '.join(cast)}): "
+                f"one vote, {group['vote'] or 'no vote'}"
             )
     if minority := decision.get("minority"):
         lines += ["", "## Minority report"]
