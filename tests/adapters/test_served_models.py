@@ -52,9 +52,11 @@ def test_a_claude_error_result_names_no_model():
 class Replay:
     """claude's stream-json stdout as captured (tests/data/claude), event by event."""
 
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, edit=None) -> None:
         lines = (CLAUDE_STREAMS / f"stream-json-{version}.jsonl").read_text().splitlines()
         self.printed = [json.loads(line) for line in lines]
+        if edit is not None:
+            edit(self.printed)
         self.pending: list[dict] = []
 
     async def send(self, message) -> None:
@@ -218,3 +220,25 @@ def test_the_simulator_names_the_model_it_printed_on_stderr():
 )
 def test_a_served_models_family_comes_from_the_vendors_own_name_patterns(model, family):
     assert model_family(model, registered().values()) == family
+
+
+def _answers_named(printed: list[dict]) -> None:
+    """Assistant messages as claude prints them before a result (the capture left them out):
+    the first call's names the model the API answered as, the failed call's is claude's own
+    made-up one."""
+    results = [i for i, event in enumerate(printed) if event["type"] == "result"]
+    for at, model in ((results[2], "<synthetic>"), (results[0], "routed-model")):
+        message = {"role": "assistant", "model": model, "content": []}
+        printed.insert(at, {"type": "assistant", "message": message})
+
+
+async def test_a_warm_claude_call_names_the_model_its_answers_came_from_when_claude_prints_it():
+    channel = Replay("2.1.332", edit=_answers_named)
+    driver = ClaudeStreamDriver(adapter_for("claude"))
+    await driver.handshake(channel)
+    verdicts = [
+        (await driver.turn(channel, prompt, Path("."))).verdict
+        for prompt in ("Question: first?", "Question: fail?", "Question: third?")
+    ]
+    # The first: as the API answered; the failed one: none; the third: `modelUsage`'s.
+    assert [v.served for v in verdicts] == [("routed-model",), (), ("fake-model",)]

@@ -172,7 +172,9 @@ class ClaudeAdapter(Adapter):
     def read_model(self, result: RawResult) -> tuple[str, ...]:
         """The keys of the result's `modelUsage`: every model the run called, the one that
         wrote most output (the answer) first, a side call to a small model after it. An error
-        result has it empty: no model named."""
+        result has it empty: no model named. They are the models claude called, aliases
+        resolved: a name the API answered under instead (a gateway's fallback) shows only in
+        stream-json's assistant messages, which a warm call reads."""
         payload = _result_object(result.stdout)
         per_model = payload.get("modelUsage") if payload is not None else None
         return _models(per_model) if isinstance(per_model, Mapping) else ()
@@ -242,6 +244,7 @@ class ClaudeStreamDriver(SessionDriver):
         self._ids = itertools.count(1)
         self._fresh = True  # no call served yet: the session is new
         self._prompting = False
+        self._answered_by: list[str] = []  # the models of the last message's answers
 
     async def _control(self, channel: Channel, subtype: str) -> None:
         ident = f"council-{next(self._ids)}"
@@ -266,8 +269,13 @@ class ClaudeStreamDriver(SessionDriver):
         await channel.send(
             {"type": "user", "message": message, "parent_tool_use_id": None, "session_id": ""}
         )
+        self._answered_by = []
         while (event := await channel.receive()).get("type") != "result":
-            pass
+            if event.get("type") == "assistant":
+                model = _mapping(event.get("message")).get("model")
+                # claude names an answer it made up itself (an API error's) `<synthetic>`.
+                if isinstance(model, str) and model.strip() and not model.startswith("<"):
+                    self._answered_by.append(model)
         return event
 
     async def handshake(self, channel: Channel) -> str | None:
@@ -290,7 +298,10 @@ class ClaudeStreamDriver(SessionDriver):
         finally:
             self._prompting = False
         usage = _turn_usage(result, baseline)
-        served = _turn_models(result, cleared_usage)
+        # Each assistant message names the model the API said answered it (2.1.332), where
+        # `modelUsage` has the one claude asked for: the messages' first, the last one's first.
+        answered = tuple(dict.fromkeys(reversed(self._answered_by)))
+        served = answered or _turn_models(result, cleared_usage)
         if result.get("is_error"):
             if result.get("subtype") == "error_during_execution" and not result.get("result"):
                 return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
@@ -361,6 +372,10 @@ def _turn_usage(result: Mapping[str, Any], baseline: _Totals | None) -> Usage | 
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return None if cost is None else Usage(cost_usd=cost)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _models(per_model: Mapping[str, Any]) -> tuple[str, ...]:
