@@ -244,7 +244,7 @@ class ClaudeStreamDriver(SessionDriver):
         self._ids = itertools.count(1)
         self._fresh = True  # no call served yet: the session is new
         self._prompting = False
-        self._answered_by: list[str] = []  # the models of the last message's answers
+        self._answered_by: list[str] = []  # the models named by the answers to the last message
 
     async def _control(self, channel: Channel, subtype: str) -> None:
         ident = f"council-{next(self._ids)}"

@@ -193,7 +193,7 @@ class GeminiAdapter(Adapter):
         payload = _payload(result.stdout)
         stats = payload.get("stats") if payload is not None else None
         models = stats.get("models") if isinstance(stats, dict) else None
-        return stats_models(models) if isinstance(models, dict) else ()
+        return _stats_models(models) if isinstance(models, dict) else ()
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         """As 0.61.0 decides headless: the auth type selected in its settings, else the one
@@ -286,7 +286,7 @@ class GeminiAdapter(Adapter):
         return turn
 
 
-def stats_models(models: Mapping[str, Any]) -> tuple[str, ...]:
+def _stats_models(models: Mapping[str, Any]) -> tuple[str, ...]:
     """`stats.models`' names (gemini's, and qwen's which keeps its shape), the one with most
     output (`candidates`) first."""
     return ranked_models(

@@ -69,10 +69,10 @@ def vote_fields(text: str) -> dict[str, str]:
 
 
 def group_of(distinct: str, vendor: str, served_model: str | None) -> str:
-    """The voice a seat's call speaks with under `quorum.distinct`: its CLI's vendor, or the
-    family of the model that served it (`model_family`; the vendor when the CLI named no
-    model or no vendor claims it); under `off` every seat is its own (the vendor is then
-    not asked)."""
+    """The voice a seat's call speaks with under `quorum.distinct` (`vendor` or `family`): its
+    CLI's vendor, or the family of the model that served it (`model_family`; the vendor when
+    the CLI named no model or no vendor claims it). Under `off` nobody asks: every seat is a
+    voice of its own."""
     if distinct == "family":
         return model_family(served_model, registered().values()) or vendor
     return vendor
