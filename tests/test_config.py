@@ -78,6 +78,7 @@ def test_a_variant_of_the_simulator_carries_its_own_fault_injection():
         ("redact: {extra_patterns: ['([']}\n", "not a valid regular expression"),
         ("version: 2\n", "version: expected 1"),
         ("presets: {mine: {effort: extreme}}\n", "presets.mine.effort: expected one of"),
+        ("quorum: {distinct: vendors}\n", "quorum.distinct: expected one of off, vendor, family"),
     ],
 )
 def test_bad_values_name_the_file_the_key_and_the_expectation(tmp_path, yaml_text, message):
@@ -87,6 +88,12 @@ def test_bad_values_name_the_file_the_key_and_the_expectation(tmp_path, yaml_tex
     assert str(path) in str(caught.value)
     assert message in str(caught.value)
     assert caught.value.exit_code == 4
+
+
+def test_quorum_distinct_is_off_unless_a_file_says_what_counts_as_one_voice(tmp_path):
+    assert load_config(write(tmp_path, "version: 1\n")).quorum.distinct == "off"
+    config = load_config(write(tmp_path, "quorum: {distinct: family}\n"))
+    assert config.quorum.distinct == "family"
 
 
 def test_a_yaml_syntax_error_names_the_line(tmp_path):

@@ -37,8 +37,8 @@ CASES = [
     ),
     (
         "colour: blue",
-        "colour: unknown key; known keys: version, roles, debate, presets, clis, scratchpad, "
-        "redact",
+        "colour: unknown key; known keys: version, roles, debate, quorum, presets, clis, "
+        "scratchpad, redact",
     ),
     ("roles: {advocate: ''}", "roles.advocate: expected a non-empty string (or null), got ''"),
     (

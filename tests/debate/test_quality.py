@@ -154,4 +154,5 @@ def test_no_prompt_names_another_seats_cli_vendor_or_model(tmp_path):
     state = json.loads((project.record() / "state.json").read_text())
     assert state["labels"]["proxy-gemini"] == "Seat B (proxy)"  # the mapping is kept
     markdown = (project.record() / "decision.md").read_text()
-    assert "proxy-gemini (flash-beta)" in markdown  # the DECISION shows real names
+    # The DECISION shows real names: the CLI, and the model as the CLI reported it served.
+    assert "proxy-gemini (gemini: flash-beta served)" in markdown, markdown.splitlines()[1]

@@ -23,6 +23,9 @@ A marker is `[[fake:NAME]]` or `[[fake:NAME=VALUE]]` anywhere in the prompt:
     [[fake:reasoning=5]]     report 5 of the output tokens as spent thinking (each dialect
                              reports both its API's way; the input and output totals, about
                              four characters a token, stay the same)
+    [[fake:served=NAME]]     answer as model NAME, whatever model the request asked for (the
+                             response's `model`/`modelVersion`), as a provider that routes or
+                             falls back does
 
 A rule can also demand a key: `key="k"` answers 401 to every request whose `Authorization`
 is not `Bearer k` (how the OpenAI APIs take a key), as the real API does.
@@ -53,6 +56,7 @@ class Behaviour:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     key: str | None = None  # the bearer token a request must carry (else 401)
+    served_model: str | None = None  # the model the answer says served it (None: the asked)
 
     @property
     def failing_status(self) -> int | None:
@@ -92,6 +96,8 @@ def parse_markers(text: str) -> Behaviour:
             settings["long_chars"] = int(value)
         elif name == "write":
             settings["write_path"] = value
+        elif name == "served":
+            settings["served_model"] = value
         elif name in ("cached", "reasoning"):
             settings[f"{name}_tokens"] = int(value)
         else:

@@ -26,7 +26,7 @@ import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -447,6 +447,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(status, dialect.error(status, message), headers)
             return
 
+        if behaviour.served_model:
+            turn = replace(turn, model=behaviour.served_model)  # the log keeps the asked one
         call = None
         if behaviour.write_path and not turn.after_tool:
             call = write_call(turn.tools, behaviour.write_path)

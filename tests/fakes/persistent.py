@@ -518,7 +518,7 @@ class Acp(Server):
             result["_meta"] = {
                 "quota": {
                     "token_count": counts,
-                    "model_usage": [{"model": "fake-model", "token_count": counts}],
+                    "model_usage": [{"model": self.plan.model, "token_count": counts}],
                 }
             }
         elif self.variant == "qwen":

@@ -142,7 +142,7 @@ def test_no_prompt_names_another_reviewers_seat_cli_or_model(project):
         "reviewer-sim": "Reviewer C",
     }
     markdown = (project.record() / "review.md").read_text()
-    assert "reviewer-falcon (model-one)" in markdown  # the report names the real seats
+    assert "reviewer-falcon (falcon: model-one served)" in markdown  # the real seats and models
 
 
 def test_each_cross_check_lists_the_findings_in_an_order_of_its_own_from_the_recorded_seed(

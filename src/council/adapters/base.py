@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -154,6 +154,33 @@ def cost_figure(value: object) -> float | None:
     return float(value)
 
 
+def ranked_models(output_tokens: Mapping[str, int]) -> tuple[str, ...]:
+    """Model names by the output tokens each produced, most first (the main model, which wrote
+    the answer, before a side model that titled or routed); ties keep the CLI's order."""
+    named = [name for name in output_tokens if isinstance(name, str) and name.strip()]
+    return tuple(sorted(named, key=lambda name: -output_tokens[name]))
+
+
+def output_figure(value: object) -> int:
+    """A per-model output count for `ranked_models`: 0 when it is not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def model_family(model: str | None, adapters: Iterable[type[Adapter]]) -> str | None:
+    """The family of a served model's name by the vendors' own `model_families`
+    (`claude-opus-4-5` -> anthropic, `openrouter/openai/gpt-5.2` -> openai): the name's last
+    `/` segment is matched, so a gateway's or pi's `provider/model` is found too. None: no
+    vendor claims it."""
+    if not model:
+        return None
+    name = model.rsplit("/", 1)[-1].strip().lower()
+    for adapter in adapters:
+        for pattern, family in adapter.model_families:
+            if re.match(rf"(?:{pattern})(?![a-z])", name):
+                return family
+    return None
+
+
 def _plus(a: Figure | None, b: Figure | None) -> Figure | None:
     return b if a is None else a if b is None else a + b
 
@@ -167,6 +194,9 @@ class Verdict:
     detail: str = ""
     retry_after_s: float | None = None
     usage: Usage | None = None  # set by the runner from `Adapter.read_usage`
+    # The models that served the attempt as the CLI named them, the main one first (set by
+    # the runner from `Adapter.read_model`, or by a warm driver); (): the CLI named none.
+    served: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -607,6 +637,17 @@ class Adapter:
         """The token counts (and cost) the CLI reported for this attempt in its structured
         output; None when it reports none. Never an estimate."""
         return None
+
+    def read_model(self, result: RawResult) -> tuple[str, ...]:
+        """The models that served this attempt, as the CLI itself reports them in its output,
+        the main one (the one that wrote the answer) first; () when it names none. Never the
+        model council asked for: a CLI that says nothing has served an unknown model."""
+        return ()
+
+    # Patterns (matched at the start of a model name's last `/` segment, case ignored) of the
+    # models this vendor makes, each with its family for `quorum.distinct: family`: what a
+    # CLI that serves other vendors' models (pi, a gateway) is told apart by.
+    model_families: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         """Read one finished attempt: a non-zero exit is a failure whatever stdout holds."""

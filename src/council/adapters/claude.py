@@ -20,7 +20,9 @@ from council.adapters.base import (
     Usage,
     Verdict,
     cost_figure,
+    output_figure,
     parse_retry_after,
+    ranked_models,
     token_count,
 )
 from council.adapters.warm import (
@@ -36,6 +38,8 @@ from council.adapters.warm import (
 class ClaudeAdapter(Adapter):
     name = "claude"
     vendor = "anthropic"
+    # Its aliases (opus, sonnet, haiku) as well as its full names (claude-opus-4-5-...).
+    model_families = (("claude|opus|sonnet|haiku", "anthropic"),)
     binary = "claude"
     tested_version = "2.1.332"
     # The previous pin: the realcli suite passed on it too (2026-11-28), and the fake CLI
@@ -165,6 +169,16 @@ class ClaudeAdapter(Adapter):
             return Usage(cost_usd=cost)
         return Usage(*tokens, cost)
 
+    def read_model(self, result: RawResult) -> tuple[str, ...]:
+        """The keys of the result's `modelUsage`: every model the run called, the one that
+        wrote most output (the answer) first, a side call to a small model after it. An error
+        result has it empty: no model named. They are the models claude called, aliases
+        resolved: a name the API answered under instead (a gateway's fallback) shows only in
+        stream-json's assistant messages, which a warm call reads."""
+        payload = _result_object(result.stdout)
+        per_model = payload.get("modelUsage") if payload is not None else None
+        return _models(per_model) if isinstance(per_model, Mapping) else ()
+
     # -- warm worker: stream-json on stdin (2.1.197 and 2.1.332) ----------------------------
 
     def warm_launch(
@@ -241,6 +255,7 @@ class ClaudeStreamDriver(SessionDriver):
         self._ids = itertools.count(1)
         self._fresh = True  # no call served yet: the session is new
         self._prompting = False
+        self._answered_by: list[str] = []  # the models named by the answers to the last message
 
     async def _control(self, channel: Channel, subtype: str) -> None:
         ident = f"council-{next(self._ids)}"
@@ -265,8 +280,13 @@ class ClaudeStreamDriver(SessionDriver):
         await channel.send(
             {"type": "user", "message": message, "parent_tool_use_id": None, "session_id": ""}
         )
+        self._answered_by = []
         while (event := await channel.receive()).get("type") != "result":
-            pass
+            if event.get("type") == "assistant":
+                model = _mapping(event.get("message")).get("model")
+                # claude names an answer it made up itself (an API error's) `<synthetic>`.
+                if isinstance(model, str) and model.strip() and not model.startswith("<"):
+                    self._answered_by.append(model)
         return event
 
     async def handshake(self, channel: Channel) -> str | None:
@@ -275,11 +295,13 @@ class ClaudeStreamDriver(SessionDriver):
 
     async def turn(self, channel: Channel, prompt: str, room: Path) -> WarmTurn:
         baseline: _Totals | None = _Totals()  # a new process has spent nothing
+        cleared_usage: Any = {}
         if not self._fresh:
             cleared = await self._user(channel, "/clear")  # a new session, no model request
             if cleared.get("is_error"):
                 raise ProtocolError(f"claude refused /clear: {cleared.get('result')}")
             baseline = _totals(cleared)
+            cleared_usage = cleared.get("modelUsage")
         self._fresh = False
         self._prompting = True
         try:
@@ -287,11 +309,17 @@ class ClaudeStreamDriver(SessionDriver):
         finally:
             self._prompting = False
         usage = _turn_usage(result, baseline)
+        # Each assistant message names the model the API said answered it (2.1.332), where
+        # `modelUsage` has the one claude asked for: the messages' first, the last one's first.
+        answered = tuple(dict.fromkeys(reversed(self._answered_by)))
+        served = answered or _turn_models(result, cleared_usage)
         if result.get("is_error"):
             if result.get("subtype") == "error_during_execution" and not result.get("result"):
                 return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
-            return WarmTurn(replace(self.adapter.error_verdict(result, 1, ""), usage=usage))
-        return WarmTurn(answer_verdict(str(result.get("result") or ""), prompt, usage))
+            verdict = self.adapter.error_verdict(result, 1, "")
+            return WarmTurn(replace(verdict, usage=usage, served=served))
+        verdict = answer_verdict(str(result.get("result") or ""), prompt, usage)
+        return WarmTurn(replace(verdict, served=served))
 
     async def cancel(self, channel: Channel) -> None:
         if self._prompting:
@@ -355,6 +383,37 @@ def _turn_usage(result: Mapping[str, Any], baseline: _Totals | None) -> Usage | 
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return None if cost is None else Usage(cost_usd=cost)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _models(per_model: Mapping[str, Any]) -> tuple[str, ...]:
+    """`modelUsage`'s models, the one with most output tokens first."""
+    return ranked_models(
+        {
+            name: output_figure(m.get("outputTokens") if isinstance(m, Mapping) else None)
+            for name, m in per_model.items()
+        }
+    )
+
+
+def _turn_models(result: Mapping[str, Any], cleared: Any) -> tuple[str, ...]:
+    """The models one warm turn called: those of its result's `modelUsage` whose figures
+    rose over the `/clear` result's before it (up to 2.1.210 both count every turn of the
+    process, so a model an earlier turn called stays listed there with no rise)."""
+    per_model = result.get("modelUsage")
+    if not isinstance(per_model, Mapping):
+        return ()
+    before = cleared if isinstance(cleared, Mapping) else {}
+
+    def spent(models: Mapping[str, Any], name: str) -> int:
+        m = models.get(name)
+        m = m if isinstance(m, Mapping) else {}
+        return output_figure(m.get("inputTokens")) + output_figure(m.get("outputTokens"))
+
+    return _models({n: m for n, m in per_model.items() if spent(per_model, n) > spent(before, n)})
 
 
 def _model_tokens(per_model: Mapping[str, Any]) -> tuple[int, int]:

@@ -85,6 +85,8 @@ API_KEY_ENV = "CODEX_API_KEY"
 class CodexAdapter(Adapter):
     name = "codex"
     vendor = "openai"
+    # gpt-5.2, gpt-5.2-codex, o3, o4-mini, codex-mini-latest, chatgpt-4o-latest.
+    model_families = ((r"gpt|chatgpt|o\d|codex", "openai"),)
     binary = "codex"
     tested_version = "0.171.0"
     # The previous pin: the realcli suite passed on it too (2026-11-28), and the fake CLI
@@ -334,9 +336,14 @@ class CodexAppDriver(SessionDriver):
         # A new thread has no history; read-only sandbox, and no approval ever asked.
         params = {"cwd": str(room), "sandbox": "read-only", "approvalPolicy": "never"}
         started = await rpc.request("thread/start", {**params, "ephemeral": True})
-        thread = _mapping(_mapping(started).get("thread")).get("id")
+        thread_info = _mapping(_mapping(started).get("thread"))
+        thread = thread_info.get("id")
         if not isinstance(thread, str):
             raise ProtocolError("thread/start answered without a thread id")
+        # The thread's metadata names the model its turns run on (0.171.0 in the thread and
+        # beside it); `codex exec --json` names none, so a spawned call's is not reported.
+        model = thread_info.get("model") or _mapping(started).get("model")
+        served = (model,) if isinstance(model, str) and model.strip() else ()
         texts: list[str] = []
         ended: list[Mapping[str, Any]] = []
         counts: list[Mapping[str, Any]] = []
@@ -365,12 +372,13 @@ class CodexAppDriver(SessionDriver):
         status = ended[0].get("status")
         usage = _turn_usage(counts[-1]) if counts else None
         if status == "completed":
-            return WarmTurn(answer_verdict(texts[-1] if texts else "", prompt, usage))
+            verdict = answer_verdict(texts[-1] if texts else "", prompt, usage)
+            return WarmTurn(replace(verdict, served=served))
         if status == "interrupted":
             verdict = Verdict(Status.ERROR, detail="the turn was interrupted")
         else:
             verdict = self._failure(_mapping(ended[0].get("error")))
-        return WarmTurn(replace(verdict, usage=usage))
+        return WarmTurn(replace(verdict, usage=usage, served=served))
 
     def _failure(self, error: Mapping[str, Any]) -> Verdict:
         message = str(error.get("message") or "the turn failed")

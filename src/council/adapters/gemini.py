@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from council.adapters.base import (
     COUNCIL_ROOM_DIR,
@@ -19,7 +20,9 @@ from council.adapters.base import (
     Usage,
     Verdict,
     first_line,
+    output_figure,
     parse_retry_after,
+    ranked_models,
     token_count,
 )
 from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
@@ -91,6 +94,7 @@ def _source(name: str, env: Mapping[str, str], gemini_home: Path) -> str:
 class GeminiAdapter(Adapter):
     name = "gemini"
     vendor = "google"
+    model_families = (("gemini|gemma", "google"),)
     binary = "gemini"
     tested_version = "0.61.0"
     install_hint = "npm install -g @google/gemini-cli"
@@ -183,6 +187,14 @@ class GeminiAdapter(Adapter):
             sum(token_count(t["candidates"]) + token_count(t.get("thoughts", 0)) for t in tokens),
         )
 
+    def read_model(self, result: RawResult) -> tuple[str, ...]:
+        """The keys of `stats.models`: every model the run called (without -m a routing model
+        is one of them), the one that wrote most output first."""
+        payload = _payload(result.stdout)
+        stats = payload.get("stats") if payload is not None else None
+        models = stats.get("models") if isinstance(stats, dict) else None
+        return _stats_models(models) if isinstance(models, dict) else ()
+
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         """As 0.61.0 decides headless: the auth type selected in its settings, else the one
         its variables name; then that type's credentials. The variables may also come from
@@ -269,7 +281,38 @@ class GeminiAdapter(Adapter):
                 except (KeyError, ValueError):
                     usage = None
                 turn = replace(turn, verdict=replace(turn.verdict, usage=usage))
+            served = _quota_models(quota.get("model_usage") if isinstance(quota, dict) else None)
+            turn = replace(turn, verdict=replace(turn.verdict, served=served))
         return turn
+
+
+def _stats_models(models: Mapping[str, Any]) -> tuple[str, ...]:
+    """`stats.models`' names (gemini's, and qwen's which keeps its shape), the one with most
+    output (`candidates`) first."""
+    return ranked_models(
+        {
+            name: output_figure(_tokens(figures).get("candidates"))
+            for name, figures in models.items()
+        }
+    )
+
+
+def _tokens(figures: Any) -> Mapping[str, Any]:
+    tokens = figures.get("tokens") if isinstance(figures, Mapping) else None
+    return tokens if isinstance(tokens, Mapping) else {}
+
+
+def _quota_models(per_model: Any) -> tuple[str, ...]:
+    """ACP's `_meta.quota.model_usage` (0.61.0): `[{model, token_count}]`, most output first."""
+    if not isinstance(per_model, list):
+        return ()
+    outputs: dict[str, int] = {}
+    for entry in per_model:
+        if isinstance(entry, Mapping) and isinstance(name := entry.get("model"), str):
+            count = entry.get("token_count")
+            count = count if isinstance(count, Mapping) else {}
+            outputs[name] = outputs.get(name, 0) + output_figure(count.get("output_tokens"))
+    return ranked_models(outputs)
 
 
 def _payload(stdout: str) -> dict | None:

@@ -62,6 +62,7 @@ INSTALL_KIMI_CODE = (
 class KimiAdapter(Adapter):
     name = "kimi"
     vendor = "moonshot"
+    model_families = (("kimi|moonshot", "moonshot"),)
     binary = "kimi"
     tested_version = "1.51.0 (kimi-cli), 2.1.0 (kimi-code)"
     install_hint = "npm install -g @moonshot-ai/kimi-code"

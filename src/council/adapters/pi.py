@@ -193,6 +193,13 @@ class PiAdapter(Adapter):
             return None
         return usage_of(_events(result.stdout))
 
+    def read_model(self, result: RawResult) -> tuple[str, ...]:
+        """JSON mode: the `provider/model` of each assistant message (`message_end`), the
+        last one (the answer's) first. Text mode (pi < 0.84) names none."""
+        if result.output_format != "json":
+            return ()
+        return models_of(_assistant_ends(_events(result.stdout)))
+
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         agent = home / ".pi" / "agent"
         for name in ("auth.json", "models.json"):
@@ -260,6 +267,20 @@ def _text_of(message: Mapping[str, Any]) -> str:
     return "".join(
         str(p.get("text", "")) for p in parts if isinstance(p, Mapping) and p.get("type") == "text"
     )
+
+
+def models_of(messages: list[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The models that wrote `messages` (assistant messages), as pi names them: its own
+    `provider/model` (the form `--model` takes), the last message's first."""
+    named: list[str] = []
+    for message in reversed(messages):
+        model, provider = message.get("model"), message.get("provider")
+        if not isinstance(model, str) or not model.strip():
+            continue
+        name = f"{provider}/{model}" if isinstance(provider, str) and provider else model
+        if name not in named:
+            named.append(name)
+    return tuple(named)
 
 
 def usage_of(events: list[Mapping[str, Any]]) -> Usage | None:
@@ -330,12 +351,15 @@ class PiRpcDriver(SessionDriver):
         last = messages[-1] if isinstance(messages, list) and messages else None
         last = last if isinstance(last, Mapping) else {}
         stop = last.get("stopReason")
+        served = models_of(ended)
         if stop == "error":
             error = str(last.get("errorMessage", ""))
-            return WarmTurn(replace(failure_verdict(self.adapter, error), usage=usage))
+            verdict = failure_verdict(self.adapter, error)
+            return WarmTurn(replace(verdict, usage=usage, served=served))
         if stop == "aborted":
-            return WarmTurn(Verdict(Status.ERROR, detail="pi aborted the turn", usage=usage))
-        return WarmTurn(answer_verdict(_text_of(last), prompt, usage))
+            verdict = Verdict(Status.ERROR, detail="pi aborted the turn", usage=usage)
+            return WarmTurn(replace(verdict, served=served))
+        return WarmTurn(replace(answer_verdict(_text_of(last), prompt, usage), served=served))
 
     async def cancel(self, channel: Channel) -> None:
         if self._prompting:

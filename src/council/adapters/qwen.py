@@ -210,6 +210,30 @@ class QwenAdapter(Adapter):
         moved = (_qwen_path(env[n], home) for n in ("QWEN_HOME", "QWEN_RUNTIME_DIR") if env.get(n))
         return (*dirs, *moved), files
 
+    # Qwen's own models, for `quorum.distinct: family` (qwen also serves others' models).
+    model_families = (("qwen|qwq", "qwen"),)
+
+    def read_model(self, result: RawResult) -> tuple[str, ...]:
+        """The `result` event's `stats.models` keys (gemini's shape: 0.15.10), most output
+        (`candidates`) first; its memory extractor's model among them when it ran. The ACP
+        mode names no model that served a prompt (its session lists the selected one only),
+        so a warm call's model is not reported."""
+        from council.adapters.base import output_figure, ranked_models
+
+        event = _result_event(result.stdout)
+        stats = event.get("stats") if event is not None else None
+        models = stats.get("models") if isinstance(stats, dict) else None
+        if not isinstance(models, dict):
+            return ()
+        return ranked_models(
+            {
+                str(name): output_figure((figures.get("tokens") or {}).get("candidates"))
+                if isinstance(figures, dict)
+                else 0
+                for name, figures in models.items()
+            }
+        )
+
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
         """What selects an auth type headless (0.15.10 and 0.24.4 alike): OPENAI_API_KEY with
         OPENAI_BASE_URL and a model (OPENAI_MODEL; 0.24.x also QWEN_MODEL), QWEN_OAUTH, or

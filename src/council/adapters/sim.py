@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import council
-from council.adapters.base import Adapter, AuthState, Billing, Invocation, Request, Tool
+from council.adapters.base import Adapter, AuthState, Billing, Invocation, RawResult, Request, Tool
+from council.sim import SERVED_PREFIX
 
 
 class SimAdapter(Adapter):
@@ -55,6 +56,14 @@ class SimAdapter(Adapter):
         # would: the ideal duration of a benchmark's call is then exactly its delay.
         stamp = {"COUNCIL_SIM_STARTED_AT": repr(time.time())}
         return Invocation(argv=tuple(argv), stdin=request.prompt.encode(), env=stamp)
+
+    def read_model(self, result: RawResult) -> tuple[str, ...]:
+        """The model the simulator names on stderr (`council-sim: served by NAME`): its
+        `--model`, or what COUNCIL_SIM_SERVED maps it to; () when it names none."""
+        for line in reversed(result.stderr.splitlines()):
+            if line.startswith(SERVED_PREFIX) and (name := line[len(SERVED_PREFIX) :].strip()):
+                return (name,)
+        return ()
 
     def state_paths(
         self, env: Mapping[str, str], home: Path

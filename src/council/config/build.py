@@ -20,6 +20,7 @@ from council.config.model import (
     Config,
     DebateSettings,
     Preset,
+    QuorumSettings,
     RedactSettings,
     Roles,
     builtin_presets,
@@ -43,7 +44,9 @@ def build_config(
     presets = builtin_presets()
     for name, value in _mapping(tree.get("presets")).items():
         presets[name] = _preset(name, _mapping(value))
-    roles, debate, redact = (_mapping(tree.get(k)) for k in ("roles", "debate", "redact"))
+    roles, debate, quorum, redact = (
+        _mapping(tree.get(k)) for k in ("roles", "debate", "quorum", "redact")
+    )
     return Config(
         files=files,
         roles=Roles(
@@ -53,6 +56,7 @@ def build_config(
             proxies=_strings(roles.get("proxies")),
         ),
         debate=_debate(debate),
+        quorum=QuorumSettings(**{k: v for k, v in quorum.items() if v is not None}),
         presets=presets,
         clis={
             name: _cli(name, _mapping(value), fail)

@@ -7,7 +7,14 @@ from dataclasses import asdict
 from typing import Any
 
 from council.adapters.base import CliSettings
-from council.config.model import DebateSettings, Preset, RedactSettings, Roles, builtin_presets
+from council.config.model import (
+    DebateSettings,
+    Preset,
+    QuorumSettings,
+    RedactSettings,
+    Roles,
+    builtin_presets,
+)
 
 
 def default_tree(clis: Mapping[str, CliSettings], replaced_presets: Collection[str]) -> dict:
@@ -19,6 +26,7 @@ def default_tree(clis: Mapping[str, CliSettings], replaced_presets: Collection[s
         "version": 1,
         "roles": {**roles, "proxies": list(roles["proxies"])},
         "debate": asdict(DebateSettings()),
+        "quorum": asdict(QuorumSettings()),
         "presets": {
             name: preset_tree(preset)
             for name, preset in builtin_presets().items()

@@ -87,6 +87,13 @@ def builtin_presets() -> dict[str, Preset]:
 
 
 @dataclass(frozen=True)
+class QuorumSettings:
+    # off | vendor | family: what counts as one voice in the quorum of challenges and the
+    # tally of votes (debate/votes.py); `debate.quorum` says how many are needed.
+    distinct: str = "off"
+
+
+@dataclass(frozen=True)
 class RedactSettings:
     extra_patterns: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
@@ -101,6 +108,7 @@ class Config:
     files: tuple[Path, ...] = ()
     roles: Roles = field(default_factory=Roles)
     debate: DebateSettings = field(default_factory=DebateSettings)
+    quorum: QuorumSettings = field(default_factory=QuorumSettings)
     presets: Mapping[str, Preset] = field(default_factory=builtin_presets)
     clis: Mapping[str, CliSettings] = field(default_factory=dict)
     scratchpad: str = ".scratchpad"

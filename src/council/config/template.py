@@ -70,6 +70,8 @@ def render_template(
         _line(1, "max_warm_seats", debate.pop("max_warm_seats"), "seats kept as warm CLI workers"),
         _line(1, "on_injection", debate.pop("on_injection"), "warn|exclude: a suspect seat's vote"),
         *(_line(1, key, value) for key, value in debate.items()),  # a key added since
+        "quorum:",
+        _line(1, "distinct", "off", "off|vendor|family: what counts as one voice"),
         _line(0, "presets", {}, "your own, over the built-in quick, balanced, deep"),
         "#  mine: {rounds: 3, effort: high, quorum: 2, proxies: [auto], models: {codex: o3}}",
     ]

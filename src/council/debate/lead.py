@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from council.adapters import adapter_for
 from council.config import Config, DebateSettings
 from council.context import DebateContext, Redactor, files_block, refresh_technical_context
 from council.context.fences import Fences, injection_summary, injection_warnings
@@ -38,7 +39,7 @@ from council.debate.plan import DebatePlan
 from council.debate.roster import DebateRoster
 from council.debate.state import Contribution, DebateState
 from council.debate.synthesis import DECISION_WORDS, Synthesis
-from council.debate.votes import tally_votes, vote_fields
+from council.debate.votes import distinct_voices, group_of, tally_votes, vote_fields
 from council.errors import NoUsableCliError
 from council.panel.budget import BudgetSpent
 from council.panel.bus import Bus
@@ -307,10 +308,14 @@ class Lead:
         contributions = self.state.contributions()
         labels = self.labels
         challenges = [c for c in contributions if c.phase == "CHALLENGE" and c.answered]
-        self.state.unchallenged = len(challenges) < self.plan.quorum
+        distinct = self.plan.distinct
+        by_call = self._groups(challenges)
+        voices = distinct_voices(challenges, by_call)
+        self.state.unchallenged = voices < self.plan.quorum
         if self.state.unchallenged:
+            counted = "" if by_call is None else f" from {voices} distinct {distinct}(s)"
             await self.journal.warn(
-                f"only {len(challenges)} challenge(s) for a quorum of "
+                f"only {len(challenges)} challenge(s){counted} for a quorum of "
                 f"{self.plan.quorum}: the DECISION is unchallenged"
             )
         voters = [s.name for s in self.plan.challengers]
@@ -319,7 +324,10 @@ class Lead:
         injection = injection_summary(contributions, self.plan.on_injection, voters)
         excluded = {s["seat"]: s["reason"] for s in injection["suspects"] if s["excluded"]}
         await self.warn_injection(injection)
-        votes, reasons, tally, minority = tally_votes(voters, last, excluded)
+        groups = self._seat_groups(voters, last)
+        votes, reasons, tally, minority = tally_votes(voters, last, excluded, groups)
+        if groups is not None:
+            tally["distinct"] = distinct
         shown_votes = [
             (
                 labels[seat],
@@ -381,6 +389,37 @@ class Lead:
         """The cost cap is reached: said once, kept in the state for the DECISION."""
         self.state.budget_stop = str(spent)
         await self.journal.warn(str(spent))
+
+    def _vendor(self, seat: str) -> str:
+        """The vendor of the CLI `seat` sits on (a user-defined CLI is its own)."""
+        planned = {s.name: s.cli for s in self.plan.seats}
+        cli = self.state.seats.get(seat, {}).get("cli") or planned[seat]
+        return adapter_for(cli, self.roster.config.clis).vendor
+
+    def _groups(self, calls: list[Contribution]) -> dict[str, str] | None:
+        """Each call's voice under `quorum.distinct`, by stem; None when it is off."""
+        if self.plan.distinct == "off":
+            return None
+        return {
+            c.stem: group_of(self.plan.distinct, self._vendor(c.seat), c.served_model)
+            for c in calls
+        }
+
+    def _seat_groups(
+        self, voters: list[str], last: dict[str, Contribution]
+    ) -> dict[str, str] | None:
+        """Each voter's voice under `quorum.distinct`: by the call its vote came in (the model
+        that served it, for `family`); None when it is off."""
+        if self.plan.distinct == "off":
+            return None
+        return {
+            seat: group_of(
+                self.plan.distinct,
+                self._vendor(seat),
+                last[seat].served_model if seat in last else None,
+            )
+            for seat in voters
+        }
 
     async def warn_injection(self, injection: dict[str, Any]) -> None:
         """A warning per suspect seat and per instruction reported: on stderr, in the

@@ -93,6 +93,9 @@ class DebatePlan:
     # What a suspect seat's vote does (context/fences.py): warn (counted) | exclude.
     on_injection: str = "warn"
     max_cost: float | None = None  # USD the reported cost may reach; None: no cap
+    # `quorum.distinct`: off | vendor | family, what counts as one voice in the quorum of
+    # challenges and the tally of votes (debate/votes.py).
+    distinct: str = "off"
     simulated: bool = False
     allow_outside: bool = False
     allow_secrets: bool = False
@@ -313,6 +316,7 @@ def resolve_plan(
         lean=not flags.no_lean,
         on_injection=debate.on_injection,
         max_cost=flags.max_cost if flags.max_cost is not None else debate.max_cost,
+        distinct=config.quorum.distinct,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
         allow_outside=flags.allow_outside,

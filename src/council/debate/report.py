@@ -26,6 +26,7 @@ from council.debate.timeline import (
     calls_from_state,
     phases_from_transcript,
 )
+from council.panel.contribution import participant
 from council.runs.record import Record
 
 REPORT = "report.html"
@@ -60,9 +61,7 @@ def render_report(
             result=result,
             status_class=css_status(result["status"]),
             duration=_duration(result.get("duration_s") or 0.0),
-            participants=", ".join(
-                f"{s['name']} ({s['model'] or s['cli']})" for s in result["seats"]
-            ),
+            participants=", ".join(participant(s) for s in result["seats"]),
             decision=_decision(result.get("decision")),
             rounds=_rounds(result["contributions"]),
             chart=timeline_chart(result, state, list(transcript)),

@@ -12,7 +12,7 @@ from typing import Any
 from council.context.fences import injection_summary
 from council.debate.state import DebateState
 from council.panel.budget import dollars, spend_of
-from council.panel.contribution import run_usage, total_usage
+from council.panel.contribution import participant, run_usage, served_by, total_usage
 from council.runs.record import Record
 
 SCHEMA_ID = "council.result/v1"
@@ -58,7 +58,8 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "name": name,
                 "role": seat_plan["role"],
                 "cli": info.get("cli", seat_plan["cli"]),
-                "model": seat_plan["model"],
+                # The model asked for: the seat's own, else its CLI's configured one.
+                "model": seat_plan["model"] or next((c.model for c in mine if c.model), None),
                 "effort": seat_plan["effort"],
                 "version": info.get("version"),
                 "status": status,
@@ -68,6 +69,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "words_out": sum(c.words for c in mine if c.role != "lead"),
                 "usage": total_usage(c.usage for c in mine),
                 "billing": info.get("billing"),
+                "served_models": served_by(mine),
                 "worker": info.get("worker"),
             }
         )
@@ -102,6 +104,8 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "original_words": c.original_words,
                 "latency_s": round(c.latency_s, 1),
                 "attempts": c.attempts,
+                "served_model": c.served_model,
+                "served_models": list(c.served_models),
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
                 "reason": c.reason,
                 "injection": c.injection,
@@ -141,11 +145,18 @@ def _votes(decision: Mapping[str, Any]) -> list[str]:
         lines.append(f"| {seat} | {_cell(shown)} | {_cell(reasons.get(seat, ''))} |")
     if tally := decision.get("tally"):
         left_out = f", {tally['excluded']} not counted" if tally.get("excluded") else ""
+        per = f" (one vote per {tally['distinct']})" if tally.get("distinct") else ""
         lines += [
             "",
-            f"Tally: {tally['agree']} agree, {tally['revise']} revise, "
+            f"Tally{per}: {tally['agree']} agree, {tally['revise']} revise, "
             f"{tally['disagree']} disagree, {tally['no_vote']} no vote{left_out}",
         ]
+        for group in tally.get("groups") or []:
+            cast = [votes.get(seat) or "no vote" for seat in group["seats"]]
+            lines.append(
+                f"- {group['group']}: {', '.join(group['seats'])} ({', '.join(cast)}): "
+                f"one vote, {group['vote'] or 'no vote'}"
+            )
     if minority := decision.get("minority"):
         lines += ["", "## Minority report"]
         for dissent in minority:
@@ -233,10 +244,7 @@ def render_markdown(result: dict[str, Any]) -> str:
     decision = result["decision"] or {}
     simulated = " (SIMULATED)" if result["simulated"] else ""
     lines = [f"# DECISION{simulated}: {result['question']}"]
-    lines.append(
-        "Participants: "
-        + ", ".join(f"{s['name']} ({s['model'] or s['cli']})" for s in result["seats"])
-    )
+    lines.append("Participants: " + ", ".join(participant(s) for s in result["seats"]))
     confidence = decision.get("confidence")
     status = result["status"]
     if decision.get("unchallenged"):

@@ -148,6 +148,8 @@ def prepare_debate(
         progress.info(line)
     if (warning := _own_vendor_lead(plan, config)) is not None:
         progress.warn(warning)
+    if (warning := _shared_vendor_votes(plan, config)) is not None:
+        progress.warn(warning)
     for warning in context.warnings:
         progress.warn(warning)
     if note := protection_note():
@@ -267,6 +269,25 @@ def _own_vendor_lead(plan: DebatePlan, config: Config) -> str | None:
     return (
         f"the lead ({plan.lead.cli}) is of the advocate's own vendor and rules on its own "
         "vendor's proposal; install a CLI of another vendor, or choose one with --lead"
+    )
+
+
+def _shared_vendor_votes(plan: DebatePlan, config: Config) -> str | None:
+    """Under `quorum.distinct: vendor`, challengers of one vendor cast one vote between them:
+    name them, so a panel that looked like three voices is not read as three."""
+    if plan.distinct != "vendor":
+        return None
+    by_vendor: dict[str, list[str]] = {}
+    for seat in plan.challengers:
+        by_vendor.setdefault(adapter_for(seat.cli, config.clis).vendor, []).append(seat.name)
+    shared = [
+        f"{', '.join(seats)} ({vendor})" for vendor, seats in by_vendor.items() if len(seats) > 1
+    ]
+    if not shared:
+        return None
+    return (
+        f"quorum.distinct: vendor counts one vote per vendor, and these seats share one: "
+        f"{'; '.join(shared)}; seat CLIs of other vendors for more voices"
     )
 
 

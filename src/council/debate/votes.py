@@ -8,18 +8,31 @@ no readable vote, is `no vote` (None).
 A seat whose answers echoed the run's canary or forged a fence is suspect (context/fences.py);
 under `debate.on_injection: exclude` its vote is kept in the record as cast but left out of
 the tally and the minority report, with the reason.
+
+Under `quorum.distinct: vendor` (or `family`) the seats are grouped by their CLI's vendor (or
+by the family of the model that served them, docs/spec/protocol.md section 7) and each group
+is one voice: the tally counts one vote per group, the group's majority, a tie going to the
+more cautious vote (disagree, then revise, then agree), since seats of one vendor that split
+show a doubt the DECISION must not read as settled. Every vote is still kept as cast, and
+every `disagree` still gets its minority report.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from council.adapters import registered
+from council.adapters.base import model_family
 from council.words import first_words
 
 VOTES = ("agree", "revise", "disagree")
+DISTINCT = ("off", "vendor", "family")  # what `quorum.distinct` takes
+# A group's tie goes to the first of these: the more cautious vote.
+CAUTION = ("disagree", "revise", "agree")
 MINORITY_WORDS = 80
 
 # Models write a full-width colon and en or em dashes too.
@@ -55,15 +68,43 @@ def vote_fields(text: str) -> dict[str, str]:
     return {"vote": cast.vote, "vote_reason": cast.reason} if cast is not None else {}
 
 
+def group_of(distinct: str, vendor: str, served_model: str | None) -> str:
+    """The voice a seat's call speaks with under `quorum.distinct` (`vendor` or `family`): its
+    CLI's vendor, or the family of the model that served it (`model_family`; the vendor when
+    the CLI named no model or no vendor claims it). Under `off` nobody asks: every seat is a
+    voice of its own."""
+    if distinct == "family":
+        return model_family(served_model, registered().values()) or vendor
+    return vendor
+
+
+def distinct_voices(calls: Iterable[Any], groups: Mapping[str, str] | None) -> int:
+    """How many voices `calls` (contributions) speak with: one per call's group under
+    `quorum.distinct` (`groups`: a call's stem -> its group), one per call without."""
+    calls = list(calls)
+    if groups is None:
+        return len(calls)
+    return len({groups.get(c.stem, c.stem) for c in calls})
+
+
+def group_vote(votes: Iterable[str]) -> str:
+    """One group's vote: its majority, a tie going to the more cautious vote."""
+    counts = Counter(votes)
+    top = max(counts.values())
+    return next(v for v in CAUTION if counts.get(v) == top)
+
+
 def tally_votes(
     voters: Sequence[str],
     final: Mapping[str, Any | None],
     excluded: Mapping[str, str] | None = None,
-) -> tuple[dict[str, str | None], dict[str, str], dict[str, int], list[dict[str, str]]]:
+    groups: Mapping[str, str] | None = None,
+) -> tuple[dict[str, str | None], dict[str, str], dict[str, Any], list[dict[str, str]]]:
     """From each voter's last contribution (a `Contribution`, or None when it gave none):
     votes as cast (None = no vote), the reasons given, the tally, and the minority report.
     `excluded`: seat -> why its vote does not count; such a vote is counted as `excluded`
-    (when it cast one), never as what it says."""
+    (when it cast one), never as what it says. `groups` (`quorum.distinct`): seat -> its
+    group; the tally then counts each group once (`group_vote`) and lists the groups."""
     excluded = excluded or {}
     votes: dict[str, str | None] = {}
     reasons: dict[str, str] = {}
@@ -83,8 +124,24 @@ def tally_votes(
                 }
             )
     counted = {seat: vote for seat, vote in votes.items() if seat not in excluded}
-    tally = {v: sum(1 for x in counted.values() if x == v) for v in VOTES}
-    tally["no_vote"] = sum(1 for x in votes.values() if x is None)
+    tally: dict[str, Any]
+    if groups is None:
+        tally = {v: sum(1 for x in counted.values() if x == v) for v in VOTES}
+        tally["no_vote"] = sum(1 for x in votes.values() if x is None)
+    else:
+        tally = dict.fromkeys((*VOTES, "no_vote"), 0)
+        tally["groups"] = []
+        members: dict[str, list[str]] = {}
+        for seat in voters:
+            members.setdefault(groups.get(seat, seat), []).append(seat)
+        for group, seats in members.items():
+            cast = [counted[s] for s in seats if s in counted and counted[s] is not None]
+            vote = group_vote(cast) if cast else None
+            if vote is not None:
+                tally[vote] += 1
+            elif any(s in counted for s in seats):
+                tally["no_vote"] += 1  # an excluded seat's silence is not a group's
+            tally["groups"].append({"group": group, "seats": seats, "vote": vote})
     if excluded:
         tally["excluded"] = sum(1 for s, x in votes.items() if s in excluded and x is not None)
     return votes, reasons, tally, minority

@@ -81,6 +81,7 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
     # What a CLI printed is untrusted: no control sequence of it reaches a terminal, a record
     # meant for reading or another prompt (the response file keeps the raw bytes).
     answer, detail = clean(outcome.text), clean(outcome.detail)
+    served = served_names(outcome.served)
     common = {
         "stem": ask.stem,
         "cli": site.adapter.display_name,
@@ -99,6 +100,8 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
         "soft_s": soft,
         "hard_s": soft * site.hard_timeout_factor,
         "usage": asdict(outcome.usage) if outcome.usage is not None else None,
+        "served_model": served[0] if served else None,
+        "served_models": served,
         "project_changes": tuple(seen.paths),
         "project_warning": seen.warning(site.seat),
     }
@@ -126,6 +129,20 @@ async def call_cli(site: CallSite, ask: Ask, tuning: Tuning) -> Reply:
 @asynccontextmanager
 async def _unwatched() -> AsyncIterator[Seen]:
     yield Seen()
+
+
+SERVED_NAME_CHARS = 120
+
+
+def served_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Model names a CLI printed, fit to record and show: one line each, no control
+    sequence, at most `SERVED_NAME_CHARS` characters, no duplicate, the order kept."""
+    shown: list[str] = []
+    for name in names:
+        one = " ".join(clean(name).split())[:SERVED_NAME_CHARS]
+        if one and one not in shown:
+            shown.append(one)
+    return tuple(shown)
 
 
 _SECRET_FLAG = re.compile(r"(key|token|secret|password|passwd|auth)", re.IGNORECASE)

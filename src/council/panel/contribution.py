@@ -44,6 +44,9 @@ class Contribution:
     soft_s: float | None = None
     hard_s: float | None = None
     usage: dict[str, Any] | None = None  # what the CLI reported: tokens in and out, cost
+    # The model its CLI said served the call (None: not reported), and every one it named.
+    served_model: str | None = None
+    served_models: list[str] = field(default_factory=list)
     vote: str | None = None  # a last contribution's own `VOTE:` (agree | revise | disagree)
     vote_reason: str = ""
     reason: str | None = None  # why a `skipped` seat sat the phase out: `busy`
@@ -96,6 +99,8 @@ class Contribution:
             soft_s=reply.soft_s,
             hard_s=reply.hard_s,
             usage=reply.usage,
+            served_model=reply.served_model,
+            served_models=list(reply.served_models),
             vote=reply.vote,
             vote_reason=reply.vote_reason,
             injection=reply.injection,
@@ -133,6 +138,29 @@ def run_usage(seats: Iterable[tuple[str, list[Mapping[str, Any] | None]]]) -> di
         if any(u is None or u.get("input_tokens") is None for u in usages)
     ]
     return {**total, "partial": bool(unreported), "unreported_seats": unreported}
+
+
+def served_by(calls: Iterable[Contribution]) -> list[str]:
+    """The distinct models that served `calls` (each call's main one), first seen first."""
+    return list(dict.fromkeys(c.served_model for c in calls if c.served_model))
+
+
+def participant(seat: Mapping[str, Any]) -> str:
+    """A seat as the participants line names it: its CLI, the model asked for and the models
+    that served its calls as the CLI reported them (`critic (codex: gpt-5.2 served)`; both
+    when they differ; "not reported" when the CLI named none, never the asked one)."""
+    served = served_text(seat.get("model"), seat.get("served_models"))
+    return f"{seat['name']} ({seat['cli']}: {served})"
+
+
+def served_text(asked: str | None, served: list[str] | None) -> str:
+    """`gpt-5.2 served`, `o3 asked, gpt-5.2 served`, or `o3 asked, served model not reported`."""
+    if not served:
+        return f"{asked} asked, served model not reported" if asked else "served model not reported"
+    shown = " + ".join(served)
+    if asked is None or [asked] == list(served):
+        return f"{shown} served"
+    return f"{asked} asked, {shown} served"
 
 
 class StoredCalls:

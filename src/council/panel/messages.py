@@ -93,6 +93,10 @@ class Reply:
     hard_s: float = 0.0
     # As the CLI reported it: {input_tokens, output_tokens, cost_usd}, each None if unsaid.
     usage: dict[str, Any] | None = None
+    # The model that served the call as its CLI reported it (None: "not reported", never
+    # the requested `model`), and every model it named, that one first.
+    served_model: str | None = None
+    served_models: tuple[str, ...] = ()
     vote: str | None = None  # read from the whole answer, before the word limit cut it
     vote_reason: str = ""
     # What the whole answer gave away (context/fences.py `watch`): the canary, a forged
@@ -113,4 +117,5 @@ class Reply:
         meta["argv"] = list(self.argv)
         meta["spans"] = [list(span) for span in self.spans]
         meta["project_changes"] = list(self.project_changes)
+        meta["served_models"] = list(self.served_models)
         return meta

@@ -8,16 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from council.panel.contribution import participant
+
 SEVERITY_ORDER = ("critical", "high", "medium", "low")
 
 
 def render_markdown(result: Mapping[str, Any]) -> str:
     simulated = " (SIMULATED)" if result["simulated"] else ""
     lines = [f"# REVIEW{simulated}: {result['subject']}"]
-    lines.append(
-        "Reviewers: "
-        + ", ".join(f"{r['name']} ({r['model'] or r['cli']})" for r in result["reviewers"])
-    )
+    lines.append("Reviewers: " + ", ".join(participant(r) for r in result["reviewers"]))
     lines.append(_status_line(result))
     for warning in result["warnings"]:
         lines.append(f"> warning: {warning}")

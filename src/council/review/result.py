@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from council.context.fences import injection_summary
-from council.panel.contribution import run_usage, total_usage
+from council.panel.contribution import run_usage, served_by, total_usage
 from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
 from council.review.sarif import render_sarif
@@ -73,7 +73,8 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "name": name,
                 "label": labels.get(name, ""),
                 "cli": info.get("cli", seat_plan["cli"]),
-                "model": seat_plan["model"],
+                # The model asked for: the seat's own, else its CLI's configured one.
+                "model": seat_plan["model"] or next((c.model for c in mine if c.model), None),
                 "effort": seat_plan["effort"],
                 "version": info.get("version"),
                 "status": status,
@@ -90,6 +91,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "latency_s": round(sum(c.latency_s for c in mine), 1),
                 "usage": total_usage(c.usage for c in mine),
                 "billing": info.get("billing"),
+                "served_models": served_by(mine),
                 "worker": info.get("worker"),
             }
         )
@@ -127,6 +129,8 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
                 "status": c.status,
                 "latency_s": round(c.latency_s, 2),
                 "attempts": c.attempts,
+                "served_model": c.served_model,
+                "served_models": list(c.served_models),
                 "started_at": c.started_at,
                 "spans": [list(span) for span in c.spans],
                 "files": {"prompt": c.prompt_file, "response": c.response_file},

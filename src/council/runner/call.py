@@ -97,6 +97,7 @@ class Attempt:
     dropped_bytes: int = 0
     started_s: float = 0.0  # seconds after the call started
     usage: Usage | None = None
+    served: tuple[str, ...] = ()  # the models the CLI said served it, the main one first
     warm: bool = False  # made on the seat's warm worker (its response file holds the
     # protocol's messages), not by a process of its own
 
@@ -133,6 +134,13 @@ class CallOutcome:
         """What every attempt of the call cost together, as far as the CLI said."""
         reported = [a.usage for a in self.attempts if a.usage is not None]
         return sum(reported[1:], reported[0]) if reported else None
+
+    @property
+    def served(self) -> tuple[str, ...]:
+        """The models that served the call as its CLI named them, the main one first: the
+        last attempt's (the one whose answer or failure the call ends with); () when the CLI
+        named none, never the model council asked for."""
+        return self.attempts[-1].served if self.attempts else ()
 
     @property
     def spans(self) -> tuple[Span, ...]:
@@ -252,6 +260,7 @@ async def run_call(
                     killed=ran.killed,
                     dropped_bytes=ran.dropped_bytes,
                     usage=verdict.usage,
+                    served=verdict.served,
                     warm=ran.warm,
                 )
             )
@@ -500,7 +509,11 @@ def _judge(
         usage = adapter.read_usage(result)
     except (ValueError, KeyError, TypeError, AttributeError):
         usage = None  # a format the adapter did not expect: no figure rather than a wrong one
-    return replace(verdict, usage=usage), hidden
+    try:
+        served = tuple(adapter.read_model(result))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        served = ()  # as for usage: no name rather than a wrong one
+    return replace(verdict, usage=usage, served=served), hidden
 
 
 def _read_window(path: Path, window: int | None) -> CappedSink:

@@ -157,8 +157,16 @@ Boolean variables are on unless empty, ``0``, ``false``, ``no`` or ``off``.
     Comma-separated roles or ``--model`` names (case-insensitive) of the sims that obey an
     instruction found in the fenced material (see "Injected material" above); the others
     report it.
+``COUNCIL_SIM_SERVED=<name>`` or ``<asked>=<served>,...``
+    The model the sim says served a successful call, on stderr as ``council-sim: served by
+    NAME`` (how a real CLI names the model that answered; the sim adapter reads it): the name
+    mapped to its ``--model``, else the bare name, else its ``--model``. Neither given: it
+    names none.
 
 Order of evaluation: COUNT_FILE, IGNORE_SIGTERM, then (when the phase filter matches) AUTH,
 EXIT, RATE_LIMIT, HANG, DELAY, EMPTY, GRANDCHILD, then the reply with WORDS, GARBAGE and HUGE
 applied in that order. The sim never writes to its working directory, which may be read-only.
 """
+
+# The line that names the model a call was served by (see COUNCIL_SIM_SERVED above).
+SERVED_PREFIX = "council-sim: served by "

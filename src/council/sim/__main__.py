@@ -181,7 +181,26 @@ def run(args: list[str]) -> int:
             return 0
         if faults.grandchild:
             F.spawn_grandchild()
+    if served := _served(options["model"], os.environ.get("COUNCIL_SIM_SERVED", "")):
+        # As a real CLI names the model that answered: its adapter reads this line.
+        from council.sim import SERVED_PREFIX
+
+        print(f"{SERVED_PREFIX}{served}", file=sys.stderr, flush=True)
     return _write(data, faults.huge if active else None)
+
+
+def _served(requested: str | None, aliases: str) -> str | None:
+    """The model the simulator says it served: COUNCIL_SIM_SERVED's name for `requested`
+    (`asked=served,...`), or its bare name for any request, else `requested` itself; None
+    when none was asked for and no bare name is given."""
+    bare = None
+    for entry in filter(None, (part.strip() for part in aliases.split(","))):
+        asked, sep, served = entry.partition("=")
+        if not sep:
+            bare = asked
+        elif asked.strip() == requested:
+            return served.strip() or None
+    return bare or requested
 
 
 def _started() -> float:

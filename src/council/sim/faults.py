@@ -31,6 +31,7 @@ ENV_VARS: tuple[tuple[str, str], ...] = (
     ("COUNCIL_SIM_GARBAGE", "=1: mix invalid UTF-8 into the reply"),
     ("COUNCIL_SIM_WORDS", "=<n>: reply with exactly n words"),
     ("COUNCIL_SIM_HUGE", "=<bytes>: append that many bytes of filler"),
+    ("COUNCIL_SIM_SERVED", "model reported as served: <name>, or <asked>=<served>,..."),
     ("COUNCIL_SIM_OBEY", "roles or models that obey instructions found in fenced material"),
 )
 
