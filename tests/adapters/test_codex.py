@@ -6,12 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import answer_calls
+from helpers import answer_calls, warm_calls
 
 from council.adapters.base import CliSettings, RawResult, Status, Tool, Usage
 from council.adapters.codex import CodexAdapter
-from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
-from council.runner.warm import warm_worker
 
 from fakes.install import expected_answer, expected_usage
 
@@ -246,28 +244,8 @@ async def test_each_warm_codex_call_reports_its_own_threads_token_counts(fakes, 
     tool = Tool("codex", (str(fakes.executable("codex")),))
     launch = adapter.warm_launch(tool, model=None, effort=None)
     assert launch is not None
-    room, record, tmp = (tmp_path / d for d in ("room", "record", "tmp"))
-    for path in (room, record, tmp):
-        path.mkdir(mode=0o700)
     prompts = ["Question: first?\n", "Question: second, a longer one?\n"]
-    async with warm_worker(
-        adapter, tool, launch, seat="critic", room=room, tmp_dir=tmp, record_dir=record
-    ) as worker:
-        await worker.start()
-        outcomes = [
-            await run_call(
-                adapter,
-                tool,
-                prompt,
-                room=room,
-                files=CallFiles(record, f"critic-r{i}"),
-                timeouts=Timeouts(10, 15, 1),
-                policy=RetryPolicy(),
-                tmp_dir=tmp,
-                warm=worker,
-            )
-            for i, prompt in enumerate(prompts)
-        ]
+    outcomes = await warm_calls(adapter, tool, launch, tmp_path, prompts)
     for prompt, outcome in zip(prompts, outcomes, strict=True):
         assert outcome.status is Status.OK and outcome.attempts[0].warm
         assert outcome.usage is not None

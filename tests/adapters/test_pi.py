@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import answer_calls
+from helpers import answer_calls, warm_calls
 
 from council.adapters import adapter_for, find_forbidden
 from council.adapters.base import RawResult, Status, Tool
 from council.adapters.pi import PiAdapter, version_at_least
-from council.runner import CallFiles, Timeouts, run_call
-from council.runner.warm import warm_worker
 
 from fakes.install import expected_answer, expected_usage
 
@@ -180,27 +178,8 @@ async def test_each_warm_call_reports_the_usage_of_its_own_turn(fakes, tmp_path,
     assert launch is not None
     # The worker takes print mode's read-only flags, as far as its release has them.
     assert ("--no-mcp" in launch.argv) is ("--no-approve" in launch.argv) is (version == "1.6.0")
-    room, record, tmp = (tmp_path / d for d in ("room", "record", "tmp"))
-    for path in (room, record, tmp):
-        path.mkdir(mode=0o700)
     prompts = ["Question: first?\n", "Question: second, a longer one?\n"]
-    async with warm_worker(
-        adapter, tool, launch, seat="critic", room=room, tmp_dir=tmp, record_dir=record
-    ) as worker:
-        await worker.start()
-        outcomes = [
-            await run_call(
-                adapter,
-                tool,
-                prompt,
-                room=room,
-                files=CallFiles(record, f"critic-r{n}"),
-                timeouts=Timeouts(10, 15, 1),
-                tmp_dir=tmp,
-                warm=worker,
-            )
-            for n, prompt in enumerate(prompts, 1)
-        ]
+    outcomes = await warm_calls(adapter, tool, launch, tmp_path, prompts)
     for prompt, outcome in zip(prompts, outcomes, strict=True):
         assert outcome.status is Status.OK and outcome.attempts[0].warm
         assert outcome.usage is not None
