@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from council.context.redact.grammars import grammar_of, redact_by_grammar
 from council.context.redact.keys import is_placeholder, secret_key_kind
 from council.context.redact.marks import MARKER, Hits, marker
+from council.context.redact.prefixes import PROVIDERS, apply_prefixes
 from council.context.redact.shapes import (
     SHAPES,
     ShapeRule,
@@ -44,8 +45,22 @@ from council.context.redact.shapes import (
     apply_shapes,
     compile_extra_patterns,
 )
+from council.context.redact.unnamed import apply_context_rules, apply_entropy, apply_marked
 
 _DIFF_FILE = re.compile(r"^diff --git (?:\S+) b/(?P<name>.+)$")
+# Files made of digests: their hex and base64 runs are hashes, never keys.
+_LOCKFILES = re.compile(
+    r"(?:^|/)(?:[^/]*\.lock|[^/]*-lock\.(?:json|yaml)|go\.sum|npm-shrinkwrap\.json"
+    r"|requirements[^/]*\.txt|[^/]*\.sha\d*|SHA\d*SUMS|checksums?\.txt|RECORD)$"
+)
+
+
+def _unnamed(text: str, filename: str, hits: Hits) -> str:
+    """The rules that need no key name, over what the shapes and grammars left."""
+    text = apply_prefixes(text, hits)
+    text = apply_marked(text, hits)
+    text = apply_context_rules(text, hits)
+    return apply_entropy(text, hits, lockfile=bool(_LOCKFILES.search(filename)))
 
 
 class Redactor:
@@ -65,6 +80,7 @@ class Redactor:
         text = apply_shapes(text, SHAPES, hits)
         text = apply_aws_pairs(text, hits)
         text = redact_by_grammar(text, filename, hits)
+        text = _unnamed(text, filename, hits)
         return apply_shapes(text, self.extra, hits), hits.kinds
 
     def diff(self, text: str) -> tuple[str, dict[str, int]]:
@@ -95,7 +111,7 @@ class Redactor:
                 redacted = [redact_by_grammar(b, name, hits) for b in bodies]
             for n, body in zip(where, redacted, strict=True):
                 lines[n] = lines[n][0] + body
-            out.append("\n".join(lines))
+            out.append(_unnamed("\n".join(lines), name, hits))
         return apply_shapes("".join(out), self.extra, hits), hits.kinds
 
 
@@ -117,6 +133,7 @@ def redact_diff(text: str, *, extra_patterns: Sequence[str] = ()) -> tuple[str, 
 
 __all__ = [
     "MARKER",
+    "PROVIDERS",
     "SHAPES",
     "Redactor",
     "ShapeRule",

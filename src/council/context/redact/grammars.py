@@ -369,7 +369,44 @@ def _redact_markdown(text: str, counter: Hits) -> str:
         if j < len(lines):
             out.append(lines[j])
         i = j + 1
-    return _redact_pairs("\n".join(out), _SOURCE_ASSIGN, True, counter)
+    text = _redact_pairs("\n".join(out), _SOURCE_ASSIGN, True, counter)
+    return _redact_loose_pairs(text, counter)
+
+
+# Prose and unlabelled fences quote settings unquoted: `spring.datasource.password=x`,
+# `password: x` in a sentence, a table cell.
+_LOOSE_PAIR = re.compile(
+    r"(?:^|(?<=[\s`>|(]))(?P<key>[A-Za-z_][\w.-]{0,80})[ \t]*[=:][ \t]*"
+    r"(?P<v>[^\s`'\"|<>()\[\]{},;]{4,512})(?=[\s`|,;.)]|$)",
+    re.M,
+)
+
+
+def _redact_loose_pairs(text: str, counter: Hits) -> str:
+    """`key=value` and `key: value` with a secret's name, in prose: the value must look like
+    a credential (a digit or a symbol, not an identifier), since prose is full of words."""
+
+    def repl(m: re.Match[str]) -> str:
+        kind = secret_key_kind(m.group("key"))
+        value = m.group("v").rstrip(".")
+        if (
+            kind is None
+            or not_a_secret_value(value)
+            or _IDENTIFIER_LIKE.fullmatch(value)
+            or all(c.isalpha() or c in "._-" for c in value)
+            or value.startswith(("http://", "https://", "/", "$"))
+        ):
+            return m.group(0)
+        start, end = m.span("v")
+        whole = m.group(0)
+        cut = end - len(m.group("v")) + len(value)
+        return whole[: start - m.start()] + counter.hit(kind) + whole[cut - m.start() :]
+
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if _KEY_HINT.search(line):
+            lines[n] = _LOOSE_PAIR.sub(repl, line)
+    return "\n".join(lines)
 
 
 def _redact_config(text: str, fmt: str, counter: Hits) -> str:
