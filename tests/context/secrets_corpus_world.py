@@ -90,7 +90,8 @@ def world_secrets(seed: int = 20261128) -> list[WorldSecret]:
         "registry auth in docker config.json",
         "config",
         "config.json",
-        '{{\n  "auths": {{\n    "registry.example.com": {{\n      "auth": "{s}"\n    }}\n  }}\n}}\n',
+        '{{\n  "auths": {{\n    "registry.example.com": {{\n'
+        '      "auth": "{s}"\n    }}\n  }}\n}}\n',
         user_pass,
     )
     add(
@@ -484,7 +485,7 @@ def lookalikes(seed: int = 20261128) -> list[tuple[str, str]]:
         ),
         (
             "b64.js",
-            'const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";\n',
+            'const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";\n',
         ),
         ("paths.py", 'ROOT = "src/main/java/com/example/service/UserAccountService2Impl.java"\n'),
         ("deploy.sh", 'curl -H "Authorization: Bearer ${TOKEN}" -u "$USER:$PASS" https://x\n'),

@@ -109,9 +109,13 @@ class Redactor:
             redacted = redact_by_grammar("\n".join(bodies), name, hits).split("\n")
             if len(redacted) != len(bodies):  # cannot happen (line counts are kept); stay safe
                 redacted = [redact_by_grammar(b, name, hits) for b in bodies]
+            # The rules without key names read the hunks' text as the file's, without the
+            # column (a token at the start of an added line follows a `+`).
+            if where:
+                redacted = _unnamed("\n".join(redacted), name, hits).split("\n")
             for n, body in zip(where, redacted, strict=True):
                 lines[n] = lines[n][0] + body
-            out.append(_unnamed("\n".join(lines), name, hits))
+            out.append("\n".join(lines))
         return apply_shapes("".join(out), self.extra, hits), hits.kinds
 
 

@@ -135,7 +135,7 @@ _MARKED: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 )
 # `.netrc` and its kin: `machine host login me password secret`, on one line or several.
 _NETRC = re.compile(
-    r"(?<!\S)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)*"
+    r"(?:(?<!\S)machine\s+\S+|(?m:^)[ \t]*default)(?:\s+(?:login|account|port)\s+\S+)*"
     r"\s+password\s+(?P<v>\S+)"
 )
 

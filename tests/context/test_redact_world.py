@@ -1,0 +1,276 @@
+"""Redaction that does not depend on knowing the key's name (issue 29): secrets as the world
+leaves them (`secrets_corpus_world.py`) are gone whole, their look-alikes stay, and each rule
+that finds a secret by where it stands or how it looks is pinned on its own."""
+
+from __future__ import annotations
+
+import base64
+import importlib
+import random
+import string
+
+import pytest
+
+from context.secrets_corpus_world import lookalikes, world_secrets
+from council.context import redact, redact_diff
+from council.context.redact import PROVIDERS
+
+unnamed = importlib.import_module("council.context.redact.unnamed")
+prefixes = importlib.import_module("council.context.redact.prefixes")
+
+WORLD = world_secrets()
+RNG = random.Random(29)
+ALNUM = string.ascii_letters + string.digits
+
+
+def mixed(n: int) -> str:
+    while True:
+        value = "".join(RNG.choice(ALNUM) for _ in range(n))
+        if any(c.isdigit() for c in value) and value.lower() != value != value.upper():
+            return value
+
+
+def hexs(n: int) -> str:
+    return "".join(RNG.choice("0123456789abcdef") for _ in range(n))
+
+
+def test_the_world_corpus_has_40_secrets_of_25_kinds_over_code_configs_shell_markdown_prose():
+    assert len(WORLD) >= 40
+    assert len({w.kind for w in WORLD}) >= 25
+    assert {w.where for w in WORLD} == {"code", "config", "shell", "markdown", "prose"}
+    assert all(len(w.secret) >= 12 and w.secret in w.text for w in WORLD)
+
+
+@pytest.mark.parametrize("secret", WORLD, ids=[w.kind for w in WORLD])
+def test_a_secret_as_the_world_leaves_it_is_redacted_whole(secret):
+    out, kinds = redact(secret.text, filename=secret.filename)
+    assert secret.survivors(out) == [], out
+    assert sum(kinds.values()) >= 1
+    assert "[REDACTED:" in out
+    assert out.count("\n") == secret.text.count("\n")
+
+
+@pytest.mark.parametrize("secret", WORLD, ids=[w.kind for w in WORLD])
+def test_a_secret_as_the_world_leaves_it_is_redacted_in_a_diff_too(secret):
+    lines = secret.text.rstrip("\n").split("\n")
+    diff = (
+        f"diff --git a/{secret.filename} b/{secret.filename}\n"
+        f"--- a/{secret.filename}\n+++ b/{secret.filename}\n"
+        f"@@ -0,0 +1,{len(lines)} @@\n" + "".join(f"+{line}\n" for line in lines)
+    )
+    out, _ = redact_diff(diff)
+    assert secret.survivors(out) == [], out
+
+
+@pytest.mark.parametrize(("filename", "text"), lookalikes(), ids=[f for f, _ in lookalikes()])
+def test_a_look_alike_of_a_secret_stays_as_it_is(filename, text):
+    assert redact(text, filename=filename) == (text, {})
+
+
+def test_redacting_the_world_corpus_twice_finds_nothing_new():
+    for secret in WORLD:
+        once, _ = redact(secret.text, filename=secret.filename)
+        assert redact(once, filename=secret.filename) == (once, {}), secret.kind
+
+
+# -- the prefix table --------------------------------------------------------------------
+
+
+def test_the_prefix_table_covers_at_least_a_hundred_providers():
+    assert len(PROVIDERS) >= 100
+
+
+@pytest.mark.parametrize(
+    ("token", "provider"),
+    [
+        ("hf_" + mixed(34), "huggingface"),
+        ("gsk_" + mixed(52), "groq"),
+        ("shpat_" + hexs(32), "shopify"),
+        ("dop_v1_" + hexs(64), "digitalocean"),
+        ("sk-or-v1-" + hexs(64), "openrouter"),
+        ("sk-" + hexs(32), "deepseek"),
+        ("glsa_" + mixed(32) + "_" + hexs(8), "grafana"),
+        (
+            "AGE-SECRET-KEY-1"
+            + "".join(RNG.choice("023456789ACDEFGHJKLMNPQRSTUVWXYZ") for _ in range(58)),
+            "age",
+        ),
+    ],
+)
+def test_a_vendor_token_is_known_by_its_prefix_in_prose(token, provider):
+    text = f"Use {token}. It works."
+    assert redact(text, filename="notes.md") == (
+        f"Use [REDACTED:{provider}-token]. It works.",
+        {f"{provider}-token": 1},
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "key-value-store-for-the-session-cache",  # `key-` then words: no digit, no token
+        "API-REFERENCE-DOCUMENTATION-FOR-USERS",  # Octopus's `API-` then words
+        "sk-" + hexs(33),  # one hex digit too many for DeepSeek's 32
+        "data:image/png;base64,AAAAAAAAAAAAAAAAAAAAA/" + mixed(40),  # inside base64
+    ],
+)
+def test_a_prefix_inside_or_before_something_longer_is_no_token(text):
+    assert redact(text, filename="notes.md") == (text, {})
+
+
+def test_a_vendor_token_must_end_where_its_word_ends():
+    token = "hf_" + mixed(34)
+    assert prefixes.prefixed_token(token + " ", 0) == ("huggingface", len(token))
+    assert prefixes.prefixed_token(token + "-suffix", 0) is None
+    shopify = "shpat_" + hexs(32)  # exactly 32 hex digits
+    assert prefixes.prefixed_token(shopify + ";", 0) == ("shopify", len(shopify))
+    assert prefixes.prefixed_token(shopify + "0", 0) is None
+
+
+# -- by where it stands --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ('curl -H "Authorization: Bearer {v}" https://x', "authorization-header"),
+        ("Proxy-Authorization: Basic {v}", "authorization-header"),
+        ("Authorization: token {v}", "authorization-header"),
+        ("  -H 'X-Api-Key: {v}' \\", "api-key-header"),
+        ("curl -H 'x-goog-api-key: {v}' https://x", "api-key-header"),
+        ("Server=db;Database=app;SharedAccessKey={v};", "connection-string"),
+        ("AccountName=a;AccountKey={v}", "connection-string"),
+        ("https://files.example.com/a.zip?sv=1&sig={v}&se=2", "url-secret"),
+        ("mysqldump --password={v} app", "password"),
+        ("deploy --api-key {v} --yes", "api-key"),
+        ("curl -u admin:{v} https://x", "password"),
+    ],
+)
+def test_a_secret_is_known_by_where_it_stands_without_a_key_name(text, kind):
+    value = hexs(8) + "-" + hexs(16)  # no upper case: the bearer shape does not take it
+    out, kinds = redact(text.format(v=value), filename="run.sh")
+    assert out == text.format(v=f"[REDACTED:{kind}]")
+    assert kinds == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'curl -H "Authorization: Bearer $TOKEN" https://x',
+        "headers.Authorization = `Bearer ${this.token}`",
+        "Authorization: Bearer <token>",
+        '"Authorization": "Bearer " + self.access_token',
+        "X-Request-Id: 3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+        "Idempotency-Key: 9b2c7f3e-41d2-4b7a-9a51-4b1f0b8c2d11",
+        'fmt = "password={0}"',
+        "var key = options.key;",
+        "parser.add_argument('--password', help='the password')",
+        "pg_dump --password-file /run/secrets/db --username app",
+        "curl -u $USER:$PASS https://x",
+        "see https://example.com/search?key=value&q=1",
+    ],
+)
+def test_a_credentials_place_holding_a_variable_or_a_word_is_left_alone(text):
+    assert redact(text, filename="run.sh") == (text, {})
+
+
+def test_a_credential_beside_an_account_id_in_a_call_is_redacted_and_the_id_stays():
+    sid = "AC" + hexs(32)
+    token = hexs(32)
+    text = f'client = Client("{sid}", "{token}")'
+    out, kinds = redact(text, filename="sms.py")
+    assert out == f'client = Client("{sid}", "[REDACTED:call-argument]")'
+    assert kinds == {"call-argument": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'self.assertEqual(compute("abc123def456"), "abc123def456")',  # no auth-like callee
+        'client = Client("localhost", "the default region")',  # words, not a credential
+        'session = Session("https://api.example.com/v1", "./cache/dir2")',  # URL and path
+        'login("alice", "password")',  # a placeholder word
+    ],
+)
+def test_string_arguments_that_are_not_credentials_stay(text):
+    assert redact(text, filename="x.py") == (text, {})
+
+
+def test_a_netrc_entry_password_is_redacted_on_one_line_or_several():
+    secret = mixed(20)
+    for text in (
+        f"machine api.example.com login bot password {secret}\n",
+        f"machine api.example.com\n  login bot\n  password {secret}\n",
+    ):
+        out, kinds = redact(text, filename="netrc.txt")
+        assert secret not in out
+        assert kinds == {"password": 1}
+    prose = "The default password is set on first login.\n"
+    assert redact(prose, filename="x.py") == (prose, {})
+
+
+def test_a_properties_password_quoted_in_markdown_prose_is_redacted():
+    secret = mixed(12) + "%"
+    text = f"Then set `spring.datasource.password={secret}` and restart.\n"
+    out, kinds = redact(text, filename="README.md")
+    assert out == "Then set `spring.datasource.password=[REDACTED:password]` and restart.\n"
+    assert kinds == {"password": 1}
+    words = "Set `spring.datasource.password=changeme` or a token: see below.\n"
+    assert redact(words, filename="README.md") == (words, {})
+
+
+# -- by how it looks -----------------------------------------------------------------------
+
+
+def test_a_machine_made_token_alone_in_prose_is_redacted():
+    token = mixed(32)
+    out, kinds = redact(f"The old signing secret was {token} until May.", filename="a.md")
+    assert out == "The old signing secret was [REDACTED:high-entropy] until May."
+    assert kinds == {"high-entropy": 1}
+
+
+def test_random_tokens_pass_the_machine_made_test_and_identifiers_do_not():
+    tokens = [mixed(RNG.randrange(20, 65)) for _ in range(300)]
+    assert sum(map(unnamed.looks_generated, tokens)) >= 270  # 90 %: the rest have no digit etc.
+    identifiers = [
+        "resolveAwsSdkSigV4Config",
+        "getSpanByIdV1ObservabilityTracesTraceIdSpansSpanIdGet",
+        "ipIsPrivateV4Address",
+        "N11evp_pkey_st4DOLLAR_12E",
+        "assets/index11-1rn8G5-L",
+        "agent_011CZkYpogX7uDKUyvBTophP",  # a typed object id
+        "VGhpcyBpcyB0aGUgd2F5IGl0IGlz",  # base64 of a sentence
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+    ]
+    assert [t for t in identifiers if unnamed.looks_generated(t)] == []
+
+
+def test_hex_alone_is_redacted_unless_a_hash_is_named_near_it_or_it_comes_in_a_list():
+    key = hexs(40)
+    out, _ = redact(f"export thing {key}\n", filename="x.sh")
+    assert key not in out
+    for text in (
+        f"sha1 {key}\n",
+        f'"sha256": {{\n  "bin/a": "{hexs(64)}",\n  "bin/b": "{hexs(64)}"\n}}\n',
+        f'"a": "{hexs(64)}",\n"b": "{hexs(64)}",\n"c": "{hexs(64)}",\n"d": "{hexs(64)}"\n',
+    ):
+        assert redact(text, filename="manifest.json") == (text, {}), text
+    lock = f'"left-pad": "{key}"\n'
+    assert redact(lock, filename="pnpm-lock.yaml") == (lock, {})
+
+
+def test_base64_data_is_not_a_key_a_base64_key_is():
+    block = "\n".join(base64.b64encode(RNG.randbytes(45)).decode() for _ in range(4))
+    assert redact(block, filename="fixture.py") == (block, {})
+    key = base64.b64encode(RNG.randbytes(32)).decode()
+    out, kinds = redact(f'key := decode("{key}")', filename="x.go")
+    assert kinds == {"high-entropy": 1}
+    assert key not in out
+
+
+def test_a_minified_bundle_naming_keys_and_tokens_in_variables_yields_no_redaction():
+    """A bundle is one long line of `key=`, `token=` and short quoted names."""
+    line = ";".join(f"var k{n}=e.key;o.token=t;x['{mixed(8)}']=1" for n in range(20000))
+    out, kinds = redact(line, filename="bundle.js")
+    assert out == line
+    assert kinds == {}
