@@ -23,15 +23,15 @@ RNG = random.Random(29)
 ALNUM = string.ascii_letters + string.digits
 
 
-def mixed(n: int) -> str:
+def mixed(n: int, rng: random.Random = RNG) -> str:
     while True:
-        value = "".join(RNG.choice(ALNUM) for _ in range(n))
+        value = "".join(rng.choice(ALNUM) for _ in range(n))
         if any(c.isdigit() for c in value) and value.lower() != value != value.upper():
             return value
 
 
-def hexs(n: int) -> str:
-    return "".join(RNG.choice("0123456789abcdef") for _ in range(n))
+def hexs(n: int, rng: random.Random = RNG) -> str:
+    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
 
 
 def test_the_world_corpus_has_40_secrets_of_25_kinds_over_code_configs_shell_markdown_prose():
@@ -119,10 +119,11 @@ def test_a_prefix_inside_or_before_something_longer_is_no_token(text):
 
 
 def test_a_vendor_token_must_end_where_its_word_ends():
-    token = "hf_" + mixed(34)
+    rng = random.Random(29)
+    token = "hf_" + mixed(rng=rng, n=34)
     assert prefixes.prefixed_token(token + " ", 0) == ("huggingface", len(token))
     assert prefixes.prefixed_token(token + "-suffix", 0) is None
-    shopify = "shpat_" + hexs(32)  # exactly 32 hex digits
+    shopify = "shpat_" + hexs(rng=rng, n=32)  # exactly 32 hex digits
     assert prefixes.prefixed_token(shopify + ";", 0) == ("shopify", len(shopify))
     assert prefixes.prefixed_token(shopify + "0", 0) is None
 
@@ -147,7 +148,10 @@ def test_a_vendor_token_must_end_where_its_word_ends():
     ],
 )
 def test_a_secret_is_known_by_where_it_stands_without_a_key_name(text, kind):
-    value = hexs(8) + "-" + hexs(16)  # no upper case: the bearer shape does not take it
+    rng = random.Random(29)
+    value = (
+        hexs(rng=rng, n=8) + "-" + hexs(rng=rng, n=16)
+    )  # no upper case: the bearer shape does not take it
     out, kinds = redact(text.format(v=value), filename="run.sh")
     assert out == text.format(v=f"[REDACTED:{kind}]")
     assert kinds == {kind: 1}
@@ -175,8 +179,9 @@ def test_a_credentials_place_holding_a_variable_or_a_word_is_left_alone(text):
 
 
 def test_a_credential_beside_an_account_id_in_a_call_is_redacted_and_the_id_stays():
-    sid = "AC" + hexs(32)
-    token = hexs(32)
+    rng = random.Random(29)
+    sid = "AC" + hexs(rng=rng, n=32)
+    token = hexs(rng=rng, n=32)
     text = f'client = Client("{sid}", "{token}")'
     out, kinds = redact(text, filename="sms.py")
     assert out == f'client = Client("{sid}", "[REDACTED:call-argument]")'
@@ -197,7 +202,8 @@ def test_string_arguments_that_are_not_credentials_stay(text):
 
 
 def test_a_netrc_entry_password_is_redacted_on_one_line_or_several():
-    secret = mixed(20)
+    rng = random.Random(29)
+    secret = mixed(rng=rng, n=20)
     for text in (
         f"machine api.example.com login bot password {secret}\n",
         f"machine api.example.com\n  login bot\n  password {secret}\n",
@@ -210,7 +216,8 @@ def test_a_netrc_entry_password_is_redacted_on_one_line_or_several():
 
 
 def test_a_properties_password_quoted_in_markdown_prose_is_redacted():
-    secret = mixed(12) + "%"
+    rng = random.Random(29)
+    secret = mixed(rng=rng, n=12) + "%"
     text = f"Then set `spring.datasource.password={secret}` and restart.\n"
     out, kinds = redact(text, filename="README.md")
     assert out == "Then set `spring.datasource.password=[REDACTED:password]` and restart.\n"
@@ -223,14 +230,16 @@ def test_a_properties_password_quoted_in_markdown_prose_is_redacted():
 
 
 def test_a_machine_made_token_alone_in_prose_is_redacted():
-    token = mixed(32)
+    rng = random.Random(29)
+    token = mixed(rng=rng, n=32)
     out, kinds = redact(f"The old signing secret was {token} until May.", filename="a.md")
     assert out == "The old signing secret was [REDACTED:high-entropy] until May."
     assert kinds == {"high-entropy": 1}
 
 
 def test_random_tokens_pass_the_machine_made_test_and_identifiers_do_not():
-    tokens = [mixed(RNG.randrange(20, 65)) for _ in range(300)]
+    rng = random.Random(29)
+    tokens = [mixed(rng=rng, n=rng.randrange(20, 65)) for _ in range(300)]
     assert sum(map(unnamed.looks_generated, tokens)) >= 270  # 90 %: the rest have no digit etc.
     identifiers = [
         "resolveAwsSdkSigV4Config",
@@ -246,13 +255,14 @@ def test_random_tokens_pass_the_machine_made_test_and_identifiers_do_not():
 
 
 def test_hex_alone_is_redacted_unless_a_hash_is_named_near_it_or_it_comes_in_a_list():
-    key = hexs(40)
+    rng = random.Random(29)
+    key = hexs(rng=rng, n=40)
     out, _ = redact(f"export thing {key}\n", filename="x.sh")
     assert key not in out
     for text in (
         f"sha1 {key}\n",
-        f'"sha256": {{\n  "bin/a": "{hexs(64)}",\n  "bin/b": "{hexs(64)}"\n}}\n',
-        f'"a": "{hexs(64)}",\n"b": "{hexs(64)}",\n"c": "{hexs(64)}",\n"d": "{hexs(64)}"\n',
+        '"sha256": {\n' + "".join(f'  "bin/{n}": "{hexs(64, rng)}",\n' for n in "ab") + "}\n",
+        "".join(f'"{n}": "{hexs(64, rng)}",\n' for n in "abcd"),
     ):
         assert redact(text, filename="manifest.json") == (text, {}), text
     lock = f'"left-pad": "{key}"\n'
@@ -260,9 +270,10 @@ def test_hex_alone_is_redacted_unless_a_hash_is_named_near_it_or_it_comes_in_a_l
 
 
 def test_base64_data_is_not_a_key_a_base64_key_is():
-    block = "\n".join(base64.b64encode(RNG.randbytes(45)).decode() for _ in range(4))
+    rng = random.Random(29)
+    block = "\n".join(base64.b64encode(rng.randbytes(45)).decode() for _ in range(4))
     assert redact(block, filename="fixture.py") == (block, {})
-    key = base64.b64encode(RNG.randbytes(32)).decode()
+    key = base64.b64encode(rng.randbytes(32)).decode()
     out, kinds = redact(f'key := decode("{key}")', filename="x.go")
     assert kinds == {"high-entropy": 1}
     assert key not in out
@@ -270,7 +281,8 @@ def test_base64_data_is_not_a_key_a_base64_key_is():
 
 def test_a_minified_bundle_naming_keys_and_tokens_in_variables_yields_no_redaction():
     """A bundle is one long line of `key=`, `token=` and short quoted names."""
-    line = ";".join(f"var k{n}=e.key;o.token=t;x['{mixed(8)}']=1" for n in range(20000))
+    rng = random.Random(29)
+    line = ";".join(f"var k{n}=e.key;o.token=t;x['{mixed(rng=rng, n=8)}']=1" for n in range(20000))
     out, kinds = redact(line, filename="bundle.js")
     assert out == line
     assert kinds == {}
