@@ -13,10 +13,12 @@
     python scripts/redaction-figures.py --show 20       # and 20 sample hits per tree
     /path/to/venv/bin/python scripts/redaction-figures.py --engine detect-secrets
 
-`--engine detect-secrets` measures `bc-detect-secrets` (install it in the interpreter that runs
-the script) the same way: each reported secret value is cut out of its file, then the same leak
-and per-MB checks apply. Each tree is sampled to `--cap-mb` MB (files in a fixed pseudo-random
-order, so runs compare); the sample and the machine are printed with the figures.
+`--engine detect-secrets` measures `bc-detect-secrets`, `--engine secret-masker` Microsoft's
+`microsoft-security-utilities-secret-masker` (install either in the interpreter that runs the
+script) the same way: detect-secrets' reported values are cut out of their file, the masker
+masks its own spans; then the same leak and per-MB checks apply. Each tree is sampled to
+`--cap-mb` MB (files in a fixed pseudo-random order, so runs compare); the sample and the
+machine are printed with the figures.
 """
 
 from __future__ import annotations
@@ -71,6 +73,25 @@ def detect_secrets_engine() -> Engine:
             if secret.secret_value:
                 out = out.replace(secret.secret_value, "[REDACTED]")
         return out, len(found)
+
+    return run
+
+
+def secret_masker_engine() -> Engine:
+    """Microsoft's `microsoft-security-utilities-secret-masker` with every rule file it ships
+    (the precisely classified keys, the unclassified potential keys and the three
+    confidence-rated sets)."""
+    import microsoft_security_utilities_secret_masker as sm
+
+    rules_dir = Path(sm.__file__).parent / "GeneratedRegexPatterns"
+    patterns: set = set()
+    for rules in sorted(rules_dir.glob("*.json")):
+        patterns |= sm.load_regex_patterns_from_json_file(rules.name)
+    masker = sm.SecretMasker(patterns)
+
+    def run(text: str, filename: str) -> tuple[str, int]:
+        found = masker.detect_secrets(text)
+        return masker.mask_secrets(text), len(found)
 
     return run
 
@@ -154,8 +175,7 @@ def tree_figures(engine: Engine, cap_mb: float, show: int) -> None:
         total_hits += hits
         total_s += seconds
         print(
-            f"  {name:<20} {mb:6.1f} {len(texts):6d} {hits:5d} {hits / mb:7.2f}"
-            f" {mb / seconds:6.2f}"
+            f"  {name:<20} {mb:6.1f} {len(texts):6d} {hits:5d} {hits / mb:7.2f} {mb / seconds:6.2f}"
         )
         if show and kinds:
             print("    kinds: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
@@ -187,12 +207,18 @@ def _changed_lines(text: str, out: str, path: Path) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", choices=("council", "detect-secrets"), default="council")
+    parser.add_argument(
+        "--engine", choices=("council", "detect-secrets", "secret-masker"), default="council"
+    )
     parser.add_argument("--cap-mb", type=float, default=8.0, help="MB sampled per tree")
     parser.add_argument("--show", type=int, default=0, help="sample hits to print per tree")
     parser.add_argument("--no-trees", action="store_true", help="the corpora only")
     args = parser.parse_args()
-    engine = council_engine() if args.engine == "council" else detect_secrets_engine()
+    engine = {
+        "council": council_engine,
+        "detect-secrets": detect_secrets_engine,
+        "secret-masker": secret_masker_engine,
+    }[args.engine]()
     print(f"engine: {args.engine}; python {sys.version.split()[0]}; {os.cpu_count()} cpus")
     corpus_figures(engine)
     if not args.no_trees:

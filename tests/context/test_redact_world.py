@@ -286,3 +286,13 @@ def test_a_minified_bundle_naming_keys_and_tokens_in_variables_yields_no_redacti
     out, kinds = redact(line, filename="bundle.js")
     assert out == line
     assert kinds == {}
+
+
+def test_a_registry_configs_auth_field_is_redacted_by_name_and_a_setting_under_auth_stays():
+    auth = base64.b64encode(b"deploy:s3cret-pass").decode()
+    text = f'{{"auths": {{"r.example.com": {{"auth": "{auth}", "identitytoken": "a.b-12345"}}}}}}'
+    out, kinds = redact(text, filename="config.json")
+    assert auth not in out and "a.b-12345" not in out
+    assert kinds == {"auth": 1, "token": 1}
+    settings = 'auth: basic\nauth: none\nbasic_auth: true\n"auth": {"type": "oidc"}\n'
+    assert redact(settings, filename="values.yaml") == (settings, {})

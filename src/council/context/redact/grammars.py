@@ -110,7 +110,7 @@ _NPM_REGISTRY_KEY = re.compile(r"\s*//[^\s=]*/:")
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
-_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
+_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd|auth")
 
 # How far below a quote left open on its key's line its closing quote is looked for: past
 # that, a stray quote would hide the rest of the file, and only the key's line is redacted.

@@ -235,6 +235,10 @@ def secret_key_kind(key: str, *, strict: bool = False) -> str | None:
         if not strict or any(w in _TOKEN_QUALIFIERS for w in around):
             return "token"
         return None
-    if not strict and joined.endswith(("apitoken", "accesstoken", "authtoken")):
+    if not strict and joined.endswith(("apitoken", "accesstoken", "authtoken", "identitytoken")):
         return "token"
+    if not strict and words[-1] == "auth":
+        # A registry config's `"auth": "<base64 of user:password>"` (docker, npm, pip); a word
+        # under it (`auth: basic`, `auth: none`) is a setting and stays.
+        return "auth"
     return None
