@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from council.context.redact.keys import not_a_secret_value, secret_key_kind
+from council.context.redact.keys import config_key_kind, not_a_secret_value, secret_key_kind
 from council.context.redact.marks import Hits, replace_group
 
 _FENCE_FORMATS = {
@@ -247,7 +247,7 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
             out.append(line)
             continue
         key = m.group("key").strip()
-        kind = secret_key_kind(key)
+        kind = config_key_kind(key)
         raw = m.group("v") or ""
         if kind is None:
             out.append(line)
@@ -311,7 +311,11 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
 
 def _redact_pairs(text: str, pattern: re.Pattern[str], strict: bool, counter: Hits) -> str:
     def repl(m: re.Match[str]) -> str:
-        kind = secret_key_kind(m.group("key"), strict=strict)
+        kind = (
+            secret_key_kind(m.group("key"), strict=True)
+            if strict
+            else config_key_kind(m.group("key"))
+        )
         value = m.group("v")
         if kind is None or not_a_secret_value(value):
             return m.group(0)

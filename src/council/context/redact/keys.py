@@ -237,8 +237,14 @@ def secret_key_kind(key: str, *, strict: bool = False) -> str | None:
         return None
     if not strict and joined.endswith(("apitoken", "accesstoken", "authtoken", "identitytoken")):
         return "token"
-    if not strict and words[-1] == "auth":
-        # A registry config's `"auth": "<base64 of user:password>"` (docker, npm, pip); a word
-        # under it (`auth: basic`, `auth: none`) is a setting and stays.
-        return "auth"
     return None
+
+
+def config_key_kind(key: str) -> str | None:
+    """`secret_key_kind` for config files, plus `auth`: a registry config's
+    `"auth": "<base64 of user:password>"` (docker, npm); a word under it (`auth: basic`,
+    `auth: none`) is a setting and stays, as under every name but a password's."""
+    kind = secret_key_kind(key)
+    if kind is None and _split_words(key)[-1:] == ["auth"]:
+        return "auth"
+    return kind
