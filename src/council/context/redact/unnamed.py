@@ -5,12 +5,14 @@ machine-made token). These run after the shapes and the key/value grammars, so t
 what those left; whatever they take is written `[REDACTED:<kind>]` like the rest.
 
 Machine-made, for a token with no context, means: 20 to 256 characters of base64 or base62
-with upper case, lower case and digits changing class at least every other character or so
-(identifiers change class once a word), or 32 to 128 hex or single-case characters on a
-line that names no hash (`sha`, `digest`, `commit`, `integrity`, ...). Left alone on purpose:
-UUIDs, lockfile and SRI digests (`sha512-...`, `sha256:...`, `h1:...`), `data:` URIs and base64
-of well-known binary files (PNG, JPEG, GIF, WOFF, PDF, gzip, zip, wasm), and blocks of base64
-lines (data, not a key: a private key is the shapes' PEM rule).
+with upper case, lower case and digits, cut into short camelCase pieces with few vowels and a
+high entropy (identifiers have pieces that are words), that is not a path, a typed object id
+(`msg_01...`) or base64 of a sentence; or 32 to 128 hex or single-case characters where no
+line near it names a hash (`sha`, `digest`, `commit`, `integrity`, ...), not one of three or
+more of its length (a list of digests), and not in a lockfile. Left alone on purpose: UUIDs,
+lockfile and SRI digests (`sha512-...`, `sha256:...`, `h1:...`), `data:` URIs and base64 of
+well-known binary files (PNG, JPEG, GIF, WOFF, PDF, gzip, zip, wasm, DER), and blocks of
+base64 lines (data, not a key: a private key is the shapes' PEM rule).
 """
 
 from __future__ import annotations
@@ -23,9 +25,13 @@ from collections.abc import Callable
 from itertools import pairwise
 
 from council.context.redact.keys import is_placeholder, secret_key_kind
-from council.context.redact.marks import Hits, lower_same_length, replace_group, sub_near
-
-Replace = Callable[[re.Match[str]], str]
+from council.context.redact.marks import (
+    Hits,
+    Replace,
+    lower_same_length,
+    replace_group,
+    sub_near,
+)
 
 _STOP = r"[^\s\"'`,;<>{}()\[\]\\]"  # a header value's characters
 
