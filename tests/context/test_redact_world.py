@@ -296,3 +296,21 @@ def test_a_registry_configs_auth_field_is_redacted_by_name_and_a_setting_under_a
     assert kinds == {"auth": 1, "token": 1}
     settings = 'auth: basic\nauth: none\nbasic_auth: true\n"auth": {"type": "oidc"}\n'
     assert redact(settings, filename="values.yaml") == (settings, {})
+
+
+def test_a_header_after_letters_whose_lower_case_is_longer_is_still_redacted_in_place():
+    # `İ`.lower() is two characters: the needles are found in a lower-cased copy, which must
+    # keep every index of the text.
+    value = hexs(24, random.Random(3))
+    text = "İstanbul İzmir\n" * 3 + f"curl -H 'Authorization: Bearer {value}' https://x\n"
+    out, kinds = redact(text, filename="run.sh")
+    assert out == text.replace(value, "[REDACTED:authorization-header]")
+    assert kinds == {"authorization-header": 1}
+
+
+def test_a_secret_far_along_a_long_line_is_found_near_its_own_needle():
+    value = hexs(24, random.Random(4))
+    line = "x" * 50_000 + f" X-Api-Key: {value} " + "y" * 50_000
+    out, kinds = redact(line, filename="bundle.js")
+    assert value not in out
+    assert kinds == {"api-key-header": 1}
