@@ -172,6 +172,10 @@ def test_a_secret_is_known_by_where_it_stands_without_a_key_name(text, kind):
         "pg_dump --password-file /run/secrets/db --username app",
         "curl -u $USER:$PASS https://x",
         "see https://example.com/search?key=value&q=1",
+        # Minified code: assignments end in `;` like a connection string's fields do.
+        "let key=header.slice(0,firstColon).toLowerCase(),value=header.slice(firstColon+1);",
+        "let apiKey=provider2.auth.apiKey;if(!apiKey)return;",
+        "{signal:options?.signal,apiKey:apiKey||options?.apiKey,fetch:options?.fetch}",
     ],
 )
 def test_a_credentials_place_holding_a_variable_or_a_word_is_left_alone(text):
@@ -195,6 +199,8 @@ def test_a_credential_beside_an_account_id_in_a_call_is_redacted_and_the_id_stay
         'client = Client("localhost", "the default region")',  # words, not a credential
         'session = Session("https://api.example.com/v1", "./cache/dir2")',  # URL and path
         'login("alice", "password")',  # a placeholder word
+        'createToken("FULLPLAIN", `v?${src[t.MAINVERSION]}${src[t.PRERELEASE]}?`)',  # a pattern
+        'tls.connect({ALPNProtocols: ["h2", "http/1.1"]})',  # a version
     ],
 )
 def test_string_arguments_that_are_not_credentials_stay(text):

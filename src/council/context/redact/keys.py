@@ -173,6 +173,15 @@ _NOT_SECRET_SUFFIXES = frozenset(
         "used",
         "at",
         "on",
+        # The value names where the secret goes: `SESSION_TOKEN_QUERY_PARAM = "X-Amz-..."`.
+        "param",
+        "params",
+        "parameter",
+        "query",
+        "attribute",
+        "attr",
+        "column",
+        "property",
     }
 )
 # In source code `token` alone is a lexer's variable; these qualified tokens are credentials.

@@ -33,7 +33,7 @@ from council.context.redact.marks import (
     sub_near,
 )
 
-_STOP = r"[^\s\"'`,;<>{}()\[\]\\]"  # a header value's characters
+_STOP = r"[^\s\"'`,;<>{}()\[\]\\|]"  # a header value's characters
 
 # `Authorization: Bearer x`, `"Authorization": "token x"`, `-H 'Proxy-Authorization: Basic x'`.
 _AUTH_HEADER = re.compile(
@@ -48,7 +48,7 @@ _AUTH_HEADER = re.compile(
 _KEY_HEADER = re.compile(
     r"(?i)(?P<name>x-[a-z0-9-]*?(?:key|token|secret|auth|signature|password|session)"
     r"|[a-z0-9]+-(?:api-key|application-key|access-token|auth-token|api-token)"
-    r"|api-key|apikey|private-token|circle-token|ocp-apim-subscription-key|x-honeycomb-team)"
+    r"|api-key|private-token|circle-token|ocp-apim-subscription-key|x-honeycomb-team)"
     rf"[\"'`]?[ \t]*:[ \t]*[\"'`]?(?P<v>{_STOP}{{8,2048}})"
 )
 # Header names that end like a credential's and are not one.
@@ -63,7 +63,7 @@ _CONNECTION_FIELD = re.compile(
     r"(?i)(?P<key>AccountKey|SharedAccessKey|SharedAccessSignature|SharedSecret|AccessKey"
     r"|SecretKey|Secret|ClientSecret|Client[ _]Secret|Password|Pwd|ApiKey|Api[ _]Key|AuthToken"
     r"|Auth[ _]Token|Token|PrimaryKey|SecondaryKey|Key)"
-    r"=(?P<v>[^;'\"\s<>`]{4,1024})(?P<post>;|$|[\s'\"<>`])",
+    r"=(?P<v>[^;'\"\s<>`()\[\]{},|]{4,1024})(?P<post>;|$|[\s'\"<>`])",
     re.M,
 )
 # A secret in a URL's query: `?sig=`, `&access_token=`, `?key=`, presigned URLs' signatures.
@@ -187,28 +187,33 @@ def credential_value(value: str) -> bool:
     v = value.strip().strip("\"'`")
     if len(v) < 6 or is_placeholder(v) or v.startswith(("$", "%", "#", "-", "@")):
         return False
-    if _IDENTIFIER.fullmatch(v) and not any(c.isdigit() for c in v):
-        return False  # `token`, `self.apiKey`, `e.headers`, `process.env.KEY`
+    if re.fullmatch(r"[\w$.?!]+", v) and not any(c.isdigit() for c in v):
+        return False  # `token`, `self.apiKey`, `e.headers`, `options?.apiKey`, `process.env.KEY`
     if re.match(r"(?:process\.env|os\.environ|env|self|this|config|settings)\b", v):
         return False
     return any(c.isdigit() for c in v) or (len(v) >= 16 and len(set(v)) >= 8)
 
 
 def _secretish_argument(value: str) -> bool:
-    """A call's string argument that may be a credential: one token, not a URL, path, id or
-    identifier, with a digit or a symbol."""
+    """A call's string argument that may be a credential: one token, not a URL, path, id,
+    identifier, pattern or template, with a digit or a symbol."""
     v = value
     if (
         len(v) < 8
-        or re.search(r"\s", v)
+        or not _ARGUMENT_CHARS.fullmatch(v)
         or "://" in v
         or v.startswith(("/", "./", "~", "{"))
         or _ID.fullmatch(v)
         or not credential_value(v)
-        or len(set(v)) < 6
+        or len(set(v)) < 8  # `http/1.1`, `v1.2.3-rc1`: versions, not credentials
     ):
         return False
     return any(not c.isalpha() for c in v)
+
+
+# What a credential passed as an argument is made of: no spaces, brackets, escapes or `${`
+# (`createToken("FULL", `^v?${src[t.MAIN]}$`)` builds a pattern, not a secret).
+_ARGUMENT_CHARS = re.compile(r"(?!.*\$\{)[A-Za-z0-9_\-+/=.~!@#$%^&*:]+")
 
 
 def _continues_a_word(text: str, start: int) -> bool:
@@ -240,10 +245,15 @@ def apply_context_rules(text: str, counter: Hits) -> str:
         return replace_group(m, "v", counter.hit("api-key-header"))
 
     def connection(m: re.Match[str]) -> str:
-        # Only a field of a `;`-separated string: `password={0}` in a format string is not.
-        before = m.string[m.start() - 1 : m.start()] if m.start() else ""
+        # Only a field of a `;`-separated string: `password={0}` in a format string is not,
+        # nor `let key=...;` in code. The field starts the string or follows a `;`.
+        source, start = m.string, m.start()
+        while start > 0 and source[start - 1] in " \t":
+            start -= 1
+        before = source[start - 1] if start > 0 else ""
+        allowed = (";",) if start < m.start() else (";", '"', "'", "`", "\n", "")
         if (
-            before not in (";", '"', "'", "`", " ", "\t", "\n", "")
+            before not in allowed
             or ";" not in (before, m.group("post"))
             or not credential_value(m.group("v"))
         ):
