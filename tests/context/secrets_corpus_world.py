@@ -498,6 +498,8 @@ def lookalikes(seed: int = 20261128) -> list[tuple[str, str]]:
         ("slug.md", "See /blog/2026/11/how-we-cut-build-times-by-forty-percent-with-caching\n"),
         ("git.txt", f"tree {sha1}\nparent {g.hex(40)}\nauthor A <a@example.com>\n"),
         ("docker.txt", f"Digest: sha256:{sha256}\n"),
+        ("log.txt", f"{g.hex(40)} Fix the parser (#12)\n{sha1} Bump deps\n"),
+        ("release.md", f"The image {sha256} is the one in production.\n"),
         ("settings.py", 'SECRET_KEY = os.environ["DJANGO_SECRET_KEY"]\n'),
         ("README.md", "Pass `--token YOUR_TOKEN` or set `Authorization: Bearer <token>`.\n"),
         ("conn.cs", 'var conn = $"Server=db;User Id=app;Password={password};";\n'),

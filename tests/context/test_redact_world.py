@@ -260,19 +260,25 @@ def test_random_tokens_pass_the_machine_made_test_and_identifiers_do_not():
     assert [t for t in identifiers if unnamed.looks_generated(t)] == []
 
 
-def test_hex_alone_is_redacted_unless_a_hash_is_named_near_it_or_it_comes_in_a_list():
+def test_hex_alone_is_redacted_unless_it_may_be_a_digest():
     rng = random.Random(29)
-    key = hexs(rng=rng, n=40)
-    out, _ = redact(f"export thing {key}\n", filename="x.sh")
-    assert key not in out
+    key = hexs(32, rng)
+    out, kinds = redact(f"export thing {key}\n", filename="x.sh")
+    assert (out, kinds) == ("export thing [REDACTED:high-entropy]\n", {"high-entropy": 1})
+    sha = hexs(40, rng)
     for text in (
-        f"sha1 {key}\n",
+        f"sha1 {key}\n",  # a hash named on its line
+        f"This reverts {sha}.\n",  # a git SHA's length, lower-case hex
+        f"digest {hexs(64, rng)}\n",
         '"sha256": {\n' + "".join(f'  "bin/{n}": "{hexs(64, rng)}",\n' for n in "ab") + "}\n",
-        "".join(f'"{n}": "{hexs(64, rng)}",\n' for n in "abcd"),
+        "".join(f'"{n}": "{hexs(48, rng)}",\n' for n in "abcd"),  # a list of one length
     ):
         assert redact(text, filename="manifest.json") == (text, {}), text
     lock = f'"left-pad": "{key}"\n'
     assert redact(lock, filename="pnpm-lock.yaml") == (lock, {})
+    # After `Bearer` or `token` even a git SHA's length is a credential.
+    out, kinds = redact(f"echo token: {sha}\n", filename="x.sh")
+    assert sha not in out and kinds == {"high-entropy": 1}
 
 
 def test_base64_data_is_not_a_key_a_base64_key_is():

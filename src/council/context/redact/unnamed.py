@@ -522,6 +522,14 @@ def _line_of(text: str, start: int, end: int) -> str:
     return text[text.rfind("\n", 0, start) + 1 : _line_end(text, end)]
 
 
+# What stands before a credential: `Bearer <hex>`, `token: <hex>`, `key=<hex>`.
+_CREDENTIAL_LEAD = re.compile(r"(?i)(?:bearer|token|key|secret|password|passwd|pwd)[\s:=\"']+$")
+
+
+def _is_hex(token: str) -> bool:
+    return all(c in "0123456789abcdef" for c in token)
+
+
 def _lines_around(text: str, start: int, end: int, above: int = 3) -> str:
     """The token's line and up to `above` lines before it (a digest's name is often the
     block's: `"sha256": {` over a list of files)."""
@@ -556,10 +564,14 @@ def apply_entropy(text: str, counter: Hits, *, lockfile: bool = False) -> str:
             ):
                 continue
         elif looks_generated_single_case(token):
-            # A hex or single-case token is as likely a digest as a key: only where no line
-            # near it names a hash, and never in a lockfile.
-            if (
+            # A hex or single-case token is as likely a digest as a key: after `Bearer` or
+            # `token` it is a credential; otherwise only where it is not a git or sha256
+            # digest's length in lower-case hex, no line near it names a hash, and never in
+            # a lockfile.
+            credential = _CREDENTIAL_LEAD.search(text[max(0, start - 16) : start])
+            if not credential and (
                 lockfile
+                or (len(token) in (40, 64) and token.islower() and _is_hex(token))
                 or lengths[len(token)] >= 3
                 or _HASH_WORDS.search(_lines_around(text, start, m.end()))
                 or _in_base64_block(text, start, m.end())
