@@ -110,7 +110,10 @@ _NPM_REGISTRY_KEY = re.compile(r"\s*//[^\s=]*/:")
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
-_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd|auth")
+_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
+# Config files also take `auth` (a registry's `"auth": "<base64>"`); source code does not, and
+# its long minified lines are not scanned for it.
+_CONFIG_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd|auth")
 
 # How far below a quote left open on its key's line its closing quote is looked for: past
 # that, a stray quote would hide the rest of the file, and only the key's line is redacted.
@@ -340,9 +343,10 @@ def _redact_pairs(text: str, pattern: re.Pattern[str], strict: bool, counter: Hi
 
     # Line by line, and only lines naming a likely key: the pattern may start at any
     # identifier, which on a multi-megabyte file is the difference between ms and seconds.
+    hint = _KEY_HINT if strict else _CONFIG_KEY_HINT
     lines = text.split("\n")
     for n, line in enumerate(lines):
-        if _KEY_HINT.search(line):
+        if hint.search(line):
             lines[n] = pattern.sub(repl, line)
     return "\n".join(lines)
 

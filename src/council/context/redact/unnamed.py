@@ -88,6 +88,13 @@ _CALL = re.compile(
     r"\((?P<args>[^()\n]{10,600}+)\)"
 )
 _LITERAL = re.compile(r"[rbuRBU]?(?P<q>[\"'`])(?P<v>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)")
+# Where such a call may be: a string literal, a comma, and a literal of credential length (in a
+# look-ahead, so that the second literal can start the next pair).
+_LITERAL_PAIR = re.compile(
+    r"(?P<q1>[\"'`])(?:\\.|(?!(?P=q1))[^\\\n]){0,300}?(?P=q1)[ \t]*,[ \t]*"
+    r"(?=[rbuRBU]?(?P<q2>[\"'`])(?P<v>(?:\\.|(?!(?P=q2))[^\\\n]){8,300}?)(?P=q2))"
+)
+_CALLEE_BEFORE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*(?:=[ \t]*)?\($")
 _AUTH_CALLEE = re.compile(
     r"(?i)client|auth|login|logon|signin|sign_in|credential|connect|session|token|secret"
     r"|apikey|api_key|account|basic|password|passwd|sdk|twilio|pusher|algolia|signer|keypair"
@@ -333,11 +340,28 @@ def _apply_calls(text: str, counter: Hits) -> str:
         out.append(args[done:])
         return replace_group(m, "args", "".join(out))
 
-    lines = text.split("\n")
-    for n, line in enumerate(lines):
-        if "(" in line and (line.count('"') >= 4 or line.count("'") >= 4 or "`" in line):
-            lines[n] = _CALL.sub(call, line)
-    return "\n".join(lines)
+    # A call is looked at only where a literal that may be a credential follows another one:
+    # matching every call of a minified bundle costs a scan of its arguments per call.
+    out: list[str] = []
+    done = 0
+    for pair in _LITERAL_PAIR.finditer(text):
+        if pair.start() < done or not _secretish_argument(pair.group("v")):
+            continue
+        opening = text.rfind("(", max(0, pair.start() - 600), pair.start())
+        if opening == -1 or any(c in text[opening : pair.start()] for c in ")\n"):
+            continue
+        callee = _CALLEE_BEFORE.search(text, max(0, opening - 200), opening + 1)
+        whole = _CALL.match(text, callee.start()) if callee else None
+        if whole is None or whole.end() <= pair.start():
+            continue
+        replaced = call(whole)
+        if replaced != whole.group(0):
+            out += [text[done : whole.start()], replaced]
+            done = whole.end()
+    if not out:
+        return text
+    out.append(text[done:])
+    return "".join(out)
 
 
 # -- tokens that look machine-made ----------------------------------------------------------
