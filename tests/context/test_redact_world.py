@@ -326,3 +326,20 @@ def test_a_secret_far_along_a_long_line_is_found_near_its_own_needle():
     out, kinds = redact(line, filename="bundle.js")
     assert value not in out
     assert kinds == {"api-key-header": 1}
+
+
+@pytest.mark.parametrize(
+    ("filename", "pair"),
+    [
+        ("bundle.js", 'const dbPassword="{v}"'),
+        ("app.json", '"api_key": "{v}"'),
+        ("values.yaml", "{{user: app, password: {v}}}"),
+    ],
+)
+def test_a_named_secret_deep_in_a_minified_line_is_redacted(filename, pair):
+    value = mixed(24, random.Random(5))
+    filler = ",".join(f'"k{n}":{n}' for n in range(8000))  # one line of 80 kB
+    line = filler + "," + pair.format(v=value) + "," + filler
+    out, kinds = redact(line, filename=filename)
+    assert value not in out
+    assert sum(kinds.values()) == 1

@@ -8,7 +8,7 @@ import re
 from pathlib import PurePosixPath
 
 from council.context.redact.keys import config_key_kind, not_a_secret_value, secret_key_kind
-from council.context.redact.marks import Hits, replace_group
+from council.context.redact.marks import Hits, lower_same_length, replace_group, sub_near
 
 _FENCE_FORMATS = {
     "env": "env",
@@ -114,6 +114,10 @@ _KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
 # Config files also take `auth` (a registry's `"auth": "<base64>"`); source code does not, and
 # its long minified lines are not scanned for it.
 _CONFIG_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd|auth")
+# The same, in a lower-cased line.
+_HINT_NEEDLE = re.compile(r"pass|secret|token|key|pwd")
+_CONFIG_HINT_NEEDLE = re.compile(r"pass|secret|token|key|pwd|auth")
+_LONG_LINE = 4096
 
 # How far below a quote left open on its key's line its closing quote is looked for: past
 # that, a stray quote would hide the rest of the file, and only the key's line is redacted.
@@ -346,7 +350,15 @@ def _redact_pairs(text: str, pattern: re.Pattern[str], strict: bool, counter: Hi
     hint = _KEY_HINT if strict else _CONFIG_KEY_HINT
     lines = text.split("\n")
     for n, line in enumerate(lines):
-        if hint.search(line):
+        if len(line) > _LONG_LINE:
+            # A minified bundle's line: the pattern may start at any identifier, so it is
+            # tried only around the hints (every key it takes holds one, at most 80
+            # characters in; the value ends within 700 past it).
+            low = lower_same_length(line)
+            lines[n] = sub_near(
+                line, _HINT_NEEDLE, pattern, repl, before=90, after=700, haystack=low
+            )
+        elif hint.search(line):
             lines[n] = pattern.sub(repl, line)
     return "\n".join(lines)
 
