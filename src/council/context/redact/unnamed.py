@@ -106,10 +106,6 @@ _ID = re.compile(
     r"|[\w.+-]+@[\w-]+\.[\w.-]+|\[REDACTED:[a-z0-9-]+\]"
 )
 
-_IDENTIFIER = re.compile(
-    r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|-)[A-Za-z_$][\w$]*)*(?:\(\))?|[A-Za-z]+(?:[-_. :][A-Za-z]+)*"
-)
-
 
 # Tokens whose shape has a telling part that is not a prefix; each is looked for only near
 # where its needle is. (kind, needle, pattern)
@@ -540,10 +536,6 @@ def _in_base64_block(text: str, start: int, end: int) -> bool:
 def _line_end(text: str, start: int) -> int:
     end = text.find("\n", start)
     return len(text) if end == -1 else end
-
-
-def _line_of(text: str, start: int, end: int) -> str:
-    return text[text.rfind("\n", 0, start) + 1 : _line_end(text, end)]
 
 
 # What stands before a credential: `Bearer <hex>`, `token: <hex>`, `key=<hex>`.
