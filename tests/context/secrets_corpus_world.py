@@ -143,11 +143,11 @@ def world_secrets(seed: int = 20261128) -> list[WorldSecret]:
         g.b64(32).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D"),
     )
     add(
-        "AMQP URL password",
+        "Firebase Cloud Messaging server key",
         "config",
-        "celeryconfig.py",
-        'broker_url = "amqp://worker:{s}@rabbit.internal:5672//"\n',
-        g.password(),
+        "push.properties",
+        "fcm.endpoint=https://fcm.googleapis.com/fcm/send\nfcm.server=key={s}\n",
+        "AAAA" + g.chars(URLSAFE, 7) + ":APA91b" + g.chars(URLSAFE, 134),
     )
     add(
         "SMB URL password in prose",
@@ -257,11 +257,11 @@ def world_secrets(seed: int = 20261128) -> list[WorldSecret]:
 
     # -- vendor tokens by prefix, in every kind of file -------------------------------------
     add(
-        "Stripe live secret key in JS",
+        "Square access token in JS",
         "code",
         "billing.js",
-        "const stripe = require('stripe')('{s}');\n",
-        "sk_live_" + g.chars(ALNUM, 99),
+        "const square = new SquareClient({{ environment: 'production', token: '{s}' }});\n",
+        "EAAA" + g.chars(URLSAFE, 60),
     )
     add(
         "SendGrid key passed to the client",
