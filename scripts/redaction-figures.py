@@ -5,8 +5,9 @@
   planted project; tests/context/secrets_corpus_world.py, secrets as the world leaves them)
   survive redaction: for the world corpus, any 8-character piece of a secret left is a leak;
 - false positives: redactions per MB on real source that holds no secrets: the vendor CLIs'
-  installed npm packages (.js/.mjs/.cjs/.json, from the real-CLI cache) and the Python
-  standard library (.py; its test suite's planted keys aside, see --show);
+  installed npm packages (.js/.mjs/.cjs/.json, from `.cache/real-clis` as
+  scripts/install-real-clis.sh leaves it, or $COUNCIL_REAL_CLIS) and the running Python's
+  standard library (.py, or $COUNCIL_STDLIB);
 - speed: MB/s over those same trees.
 
     python scripts/redaction-figures.py                 # council's redactor
@@ -27,6 +28,7 @@ import argparse
 import hashlib
 import os
 import sys
+import sysconfig
 import tempfile
 import time
 from collections import Counter
@@ -39,8 +41,9 @@ sys.path.insert(0, str(REPO / "tests"))
 from context.secrets_corpus import find_leaks, plant_secret_corpus  # noqa: E402
 from context.secrets_corpus_world import lookalikes, world_secrets  # noqa: E402
 
-CLI_CACHE = Path(os.environ.get("COUNCIL_REAL_CLIS", "/work/main/.cache/real-clis"))
-STDLIB = Path(os.environ.get("COUNCIL_STDLIB", "/root/.pyenv/versions/3.11.7/lib/python3.11"))
+# Where scripts/install-real-clis.sh puts the CLIs (another checkout's: COUNCIL_REAL_CLIS).
+CLI_CACHE = Path(os.environ.get("COUNCIL_REAL_CLIS", REPO / ".cache" / "real-clis"))
+STDLIB = Path(os.environ.get("COUNCIL_STDLIB", sysconfig.get_paths()["stdlib"]))
 CLIS = ("claude", "codex", "gemini", "kimi-code", "pi", "qwen")
 NODE_SUFFIXES = (".js", ".mjs", ".cjs", ".json")
 
