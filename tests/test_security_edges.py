@@ -508,9 +508,16 @@ def test_a_fence_named_after_a_config_files_extension_is_read_in_that_files_gram
     assert kinds == {"password": 1}
 
 
-def test_the_same_line_in_a_fence_of_another_language_is_not_read_as_config():
+def test_the_same_line_in_a_fence_of_another_language_is_redacted_as_a_quoted_setting():
+    # Issue 29: a `key=value` line with a secret's name quoted in Markdown leaked when its
+    # fence named no config language; Markdown's quoted settings are read wherever they are.
     text = f"```text\nDB_PASSWORD={VALUE}\n```\n"
-    assert redact(text, filename="README.md") == (text, {})
+    assert redact(text, filename="README.md") == (
+        "```text\nDB_PASSWORD=[REDACTED:password]\n```\n",
+        {"password": 1},
+    )
+    words = "```text\nDB_PASSWORD=changeme\n```\n"  # a placeholder, not a credential
+    assert redact(words, filename="README.md") == (words, {})
 
 
 # -- credentials in URLs ---------------------------------------------------------------------

@@ -395,9 +395,16 @@ def test_a_bearer_token_at_the_shortest_and_least_varied_machine_made_shape_is_r
         out, kinds = redact(f'headers = {{"Authorization": "Bearer {token}"}}', filename="x.py")
         assert token not in out, token
         assert kinds == {"bearer-token": 1}
-    # A hex digest (no upper case) or a 19-character token is no machine-made secret.
-    for text in ("Bearer 3f786850e387550fdab836ed7e6dc881de23001b", f"Bearer {G.mixed(19)}"):
-        assert redact(text, filename="x.py") == (text, {})
+    # A 19-character token is no machine-made secret.
+    text = f"Bearer {G.mixed(19)}"
+    assert redact(text, filename="x.py") == (text, {})
+
+
+def test_a_hex_bearer_token_is_redacted_though_hex_alone_may_be_a_digest():
+    text = "Bearer 3f786850e387550fdab836ed7e6dc881de23001b"
+    assert redact(text, filename="x.py") == ("Bearer [REDACTED:high-entropy]", {"high-entropy": 1})
+    digest = "sha1 = 3f786850e387550fdab836ed7e6dc881de23001b"
+    assert redact(digest, filename="x.py") == (digest, {})
 
 
 def test_beside_an_aws_key_id_only_a_mixed_40_character_value_is_taken_for_its_secret():

@@ -82,7 +82,9 @@ def test_camel_case_secret_names_in_source_code_are_redacted(filename, line, kin
     ],
 )
 def test_in_source_code_a_token_not_named_as_a_credential_is_left_alone(line):
-    text = line.format(v=VALUE)
+    # A cursor with a digit in it: a random-looking one is redacted for its look alone
+    # (test_redact_world.py), whatever its name.
+    text = line.format(v="cursor_0042_next")
     assert redact(text, filename="client.py") == (text, {})
 
 

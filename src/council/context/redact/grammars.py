@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from council.context.redact.keys import not_a_secret_value, secret_key_kind
-from council.context.redact.marks import Hits, replace_group
+from council.context.redact.keys import config_key_kind, not_a_secret_value, secret_key_kind
+from council.context.redact.marks import Hits, lower_same_length, replace_group, sub_near
 
 _FENCE_FORMATS = {
     "env": "env",
@@ -111,6 +111,13 @@ _NPM_REGISTRY_KEY = re.compile(r"\s*//[^\s=]*/:")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
 _KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd")
+# Config files also take `auth` (a registry's `"auth": "<base64>"`); source code does not, and
+# its long minified lines are not scanned for it.
+_CONFIG_KEY_HINT = re.compile(r"(?i)pass|secret|token|key|pwd|auth")
+# The same, in a lower-cased line.
+_HINT_NEEDLE = re.compile(r"pass|secret|token|key|pwd")
+_CONFIG_HINT_NEEDLE = re.compile(r"pass|secret|token|key|pwd|auth")
+_LONG_LINE = 4096
 
 # How far below a quote left open on its key's line its closing quote is looked for: past
 # that, a stray quote would hide the rest of the file, and only the key's line is redacted.
@@ -247,7 +254,7 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
             out.append(line)
             continue
         key = m.group("key").strip()
-        kind = secret_key_kind(key)
+        kind = config_key_kind(key)
         raw = m.group("v") or ""
         if kind is None:
             out.append(line)
@@ -311,7 +318,11 @@ def _redact_config_lines(text: str, fmt: str, counter: Hits) -> str:
 
 def _redact_pairs(text: str, pattern: re.Pattern[str], strict: bool, counter: Hits) -> str:
     def repl(m: re.Match[str]) -> str:
-        kind = secret_key_kind(m.group("key"), strict=strict)
+        kind = (
+            secret_key_kind(m.group("key"), strict=True)
+            if strict
+            else config_key_kind(m.group("key"))
+        )
         value = m.group("v")
         if kind is None or not_a_secret_value(value):
             return m.group(0)
@@ -336,9 +347,18 @@ def _redact_pairs(text: str, pattern: re.Pattern[str], strict: bool, counter: Hi
 
     # Line by line, and only lines naming a likely key: the pattern may start at any
     # identifier, which on a multi-megabyte file is the difference between ms and seconds.
+    hint = _KEY_HINT if strict else _CONFIG_KEY_HINT
     lines = text.split("\n")
     for n, line in enumerate(lines):
-        if _KEY_HINT.search(line):
+        if len(line) > _LONG_LINE:
+            # A minified bundle's line: the pattern may start at any identifier, so it is
+            # tried only around the hints (every key it takes holds one, at most 80
+            # characters in; the value ends within 700 past it).
+            low = lower_same_length(line)
+            lines[n] = sub_near(
+                line, _HINT_NEEDLE, pattern, repl, before=90, after=700, haystack=low
+            )
+        elif hint.search(line):
             lines[n] = pattern.sub(repl, line)
     return "\n".join(lines)
 
@@ -369,7 +389,44 @@ def _redact_markdown(text: str, counter: Hits) -> str:
         if j < len(lines):
             out.append(lines[j])
         i = j + 1
-    return _redact_pairs("\n".join(out), _SOURCE_ASSIGN, True, counter)
+    text = _redact_pairs("\n".join(out), _SOURCE_ASSIGN, True, counter)
+    return _redact_loose_pairs(text, counter)
+
+
+# Prose and unlabelled fences quote settings unquoted: `spring.datasource.password=x`,
+# `password: x` in a sentence, a table cell.
+_LOOSE_PAIR = re.compile(
+    r"(?:^|(?<=[\s`>|(]))(?P<key>[A-Za-z_][\w.-]{0,80})[ \t]*[=:][ \t]*"
+    r"(?P<v>[^\s`'\"|<>()\[\]{},;]{4,512})(?=[\s`|,;.)]|$)",
+    re.M,
+)
+
+
+def _redact_loose_pairs(text: str, counter: Hits) -> str:
+    """`key=value` and `key: value` with a secret's name, in prose: the value must look like
+    a credential (a digit or a symbol, not an identifier), since prose is full of words."""
+
+    def repl(m: re.Match[str]) -> str:
+        kind = secret_key_kind(m.group("key"))
+        value = m.group("v").rstrip(".")
+        if (
+            kind is None
+            or not_a_secret_value(value)
+            or _IDENTIFIER_LIKE.fullmatch(value)
+            or all(c.isalpha() or c in "._-" for c in value)
+            or value.startswith(("http://", "https://", "/", "$"))
+        ):
+            return m.group(0)
+        start, end = m.span("v")
+        whole = m.group(0)
+        cut = end - len(m.group("v")) + len(value)
+        return whole[: start - m.start()] + counter.hit(kind) + whole[cut - m.start() :]
+
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if _KEY_HINT.search(line):
+            lines[n] = _LOOSE_PAIR.sub(repl, line)
+    return "\n".join(lines)
 
 
 def _redact_config(text: str, fmt: str, counter: Hits) -> str:

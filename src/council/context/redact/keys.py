@@ -173,6 +173,15 @@ _NOT_SECRET_SUFFIXES = frozenset(
         "used",
         "at",
         "on",
+        # The value names where the secret goes: `SESSION_TOKEN_QUERY_PARAM = "X-Amz-..."`.
+        "param",
+        "params",
+        "parameter",
+        "query",
+        "attribute",
+        "attr",
+        "column",
+        "property",
     }
 )
 # In source code `token` alone is a lexer's variable; these qualified tokens are credentials.
@@ -235,6 +244,16 @@ def secret_key_kind(key: str, *, strict: bool = False) -> str | None:
         if not strict or any(w in _TOKEN_QUALIFIERS for w in around):
             return "token"
         return None
-    if not strict and joined.endswith(("apitoken", "accesstoken", "authtoken")):
+    if not strict and joined.endswith(("apitoken", "accesstoken", "authtoken", "identitytoken")):
         return "token"
     return None
+
+
+def config_key_kind(key: str) -> str | None:
+    """`secret_key_kind` for config files, plus `auth`: a registry config's
+    `"auth": "<base64 of user:password>"` (docker, npm); a word under it (`auth: basic`,
+    `auth: none`) is a setting and stays, as under every name but a password's."""
+    kind = secret_key_kind(key)
+    if kind is None and _split_words(key)[-1:] == ["auth"]:
+        return "auth"
+    return kind

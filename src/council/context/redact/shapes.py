@@ -9,7 +9,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from council.context.redact.keys import is_placeholder
-from council.context.redact.marks import Hits, keep_lines, replace_group
+from council.context.redact.marks import (
+    Hits,
+    keep_lines,
+    lower_same_length,
+    replace_group,
+    sub_near,
+)
 from council.errors import ConfigError
 
 
@@ -32,6 +38,13 @@ class ShapeRule:
     group: int | str = 0  # the part of the match that is secret
     check: Callable[[str], bool] | None = None  # extra test on the secret part
     match_check: Callable[[re.Match[str]], bool] | None = None  # extra test on the whole match
+    # Where to look: the pattern is tried only from `before` characters ahead of a hit of
+    # `needle` (in the lower-cased text when `lower`) to `after` past it. Every match holds a
+    # needle hit; `after` is past the longest match. None: the whole text.
+    needle: re.Pattern[str] | None = None
+    before: int = 0
+    after: int = 0
+    lower: bool = False
 
 
 _B64ISH = r"[A-Za-z0-9+/=:,.\- \t\r\n\\]"
@@ -49,7 +62,13 @@ SHAPES: tuple[ShapeRule, ...] = (
         ),
         group="body",
     ),
-    ShapeRule("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+    ShapeRule(
+        "aws-access-key-id",
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+        needle=re.compile(r"AKIA|ASIA|ABIA|ACCA"),
+        before=1,
+        after=24,
+    ),
     ShapeRule(
         "aws-secret-key",
         re.compile(
@@ -57,51 +76,98 @@ SHAPES: tuple[ShapeRule, ...] = (
             r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
         group="v",
+        needle=re.compile(r"secret"),
+        before=8,
+        after=120,
+        lower=True,
     ),
     ShapeRule(
         "github-token",
         re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b"),
+        needle=re.compile(r"gh[pousr]_|github_pat_"),
+        before=1,
+        after=300,
     ),
     ShapeRule(
         "gitlab-token",
         re.compile(
             r"\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])"
         ),
+        needle=re.compile(r"gl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-"),
+        before=1,
+        after=8192,
     ),
     ShapeRule(
         "slack-token",
         re.compile(r"\bxox[abposre]-(?:[0-9]+-)*[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{20,}"),
+        needle=re.compile(r"xox[abposre]-|xapp-"),
+        before=1,
+        after=8192,
     ),
     ShapeRule(
         "slack-webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/(?P<v>[A-Za-z0-9/_-]{20,})"),
         group="v",
     ),
-    ShapeRule("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ShapeRule(
+        "anthropic-key",
+        re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+        needle=re.compile(r"sk-ant-"),
+        before=1,
+        after=8192,
+    ),
     ShapeRule(
         "openai-key",
         re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?(?P<v>[A-Za-z0-9_-]{20,})"),
         check=lambda v: looks_random(v),
+        needle=re.compile(r"sk-"),
+        before=1,
+        after=8192,
     ),
-    ShapeRule("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    ShapeRule(
+        "google-api-key",
+        re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
+        needle=re.compile(r"AIza"),
+        before=1,
+        after=48,
+    ),
     ShapeRule(
         "google-oauth",
         re.compile(r"\bGOCSPX-[A-Za-z0-9_-]{24,}|\bya29\.[0-9A-Za-z_-]{30,}"),
+        needle=re.compile(r"GOCSPX-|ya29\."),
+        before=1,
+        after=8192,
     ),
     ShapeRule(
         "stripe-key",
         re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b"),
+        needle=re.compile(r"[sr]k_(?:live|test)_"),
+        before=1,
+        after=8192,
     ),
-    ShapeRule("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ShapeRule(
+        "npm-token",
+        re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+        needle=re.compile(r"npm_"),
+        before=1,
+        after=48,
+    ),
     ShapeRule(
         "jwt",
         re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+        needle=re.compile(r"eyJ"),
+        before=1,
+        after=16384,
     ),
     ShapeRule(
         "bearer-token",
         re.compile(r"(?i)\bbearer\s+(?P<v>[A-Za-z0-9._~+/-]{20,}=*)"),
         group="v",
         check=lambda v: looks_random(v),
+        needle=re.compile(r"bearer"),
+        before=1,
+        after=8192,
+        lower=True,
     ),
     ShapeRule(
         "basic-auth",
@@ -121,6 +187,9 @@ SHAPES: tuple[ShapeRule, ...] = (
         group="v",
         # `#` and `?` may be in the password: users paste them unencoded.
         check=lambda v: not is_placeholder(v),
+        needle=re.compile(r"://"),
+        before=24,
+        after=400,
     ),
     ShapeRule(
         "password",
@@ -162,7 +231,18 @@ def apply_shapes(text: str, rules: Iterable[ShapeRule], counter: Hits) -> str:
                 return replace_group(m, group, "\n" + hit + "\n" * (secret.count("\n") - 1))
             return replace_group(m, group, keep_lines(hit, secret))
 
-        text = rule.pattern.sub(repl, text)
+        if rule.needle is None:
+            text = rule.pattern.sub(repl, text)
+        else:
+            text = sub_near(
+                text,
+                rule.needle,
+                rule.pattern,
+                repl,
+                before=rule.before,
+                after=rule.after,
+                haystack=lower_same_length(text) if rule.lower else None,
+            )
     return text
 
 
