@@ -75,3 +75,24 @@ def test_a_console_login_of_claude_saved_an_api_key_and_is_metered(tmp_path):
     (tmp_path / ".claude.json").write_text(json.dumps({"primaryApiKey": "sk-ant-api03-x"}))
     found = billing("claude", tmp_path)
     assert (found.mode, found.source) == ("api_key", "primaryApiKey")
+
+
+def test_pi_is_logged_in_by_a_provider_key_or_a_saved_login_not_by_an_empty_file(tmp_path):
+    agent = tmp_path / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    (agent / "auth.json").write_text("{}")
+    assert billing("pi", tmp_path).mode == "unknown"  # exists, holds no login
+    assert billing("pi", tmp_path, DEEPSEEK_API_KEY="sk-d").source == "DEEPSEEK_API_KEY"
+    (agent / "auth.json").write_text(json.dumps({"anthropic": {"type": "oauth"}}))
+    assert billing("pi", tmp_path).mode == "login"
+
+
+def test_pi_looks_for_its_login_where_pi_coding_agent_dir_moves_it(tmp_path):
+    moved = tmp_path / "pi-agent"
+    moved.mkdir()
+    (moved / "auth.json").write_text(json.dumps({"openai": {"type": "oauth"}}))
+    found = billing("pi", tmp_path, PI_CODING_AGENT_DIR=str(moved))
+    assert (found.mode, found.source) == ("login", str(moved / "auth.json"))
+    adapter = adapter_for("pi", {})
+    dirs, _ = adapter.state_paths({"PI_CODING_AGENT_DIR": str(moved)}, tmp_path)
+    assert moved in dirs  # writable under confinement, where pi keeps its state now

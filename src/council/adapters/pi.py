@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -86,6 +87,8 @@ class PiAdapter(Adapter):
         "--no-extensions), --no-mcp where the release has it"
     )
     # pi speaks to many providers; it reads their usual key variables.
+    # Model providers' key families only: account-wide credentials it can also use (AWS for
+    # Bedrock, a GitHub token for Copilot, Cloudflare's) reach it only by `pass_env`.
     env_prefixes = (
         "PI_",
         "OPENAI_",
@@ -96,7 +99,15 @@ class PiAdapter(Adapter):
         "XAI_",
         "MISTRAL_",
         "CEREBRAS_",
+        "DEEPSEEK_",
+        "AZURE_OPENAI_",
+        "ZAI_",
+        "MINIMAX_",
+        "MOONSHOT_",
+        "FIREWORKS_",
+        "OPENCODE_",
     )
+    env_names = ("HF_TOKEN", "AI_GATEWAY_API_KEY", "KIMI_API_KEY")
     # Settings, auth and models live under ~/.pi/agent (sessions too, without --no-session).
     state_dirs = ("~/.pi",)
     soft_timeout_s = 600.0
@@ -201,11 +212,29 @@ class PiAdapter(Adapter):
         return models_of(_assistant_ends(_events(result.stdout)))
 
     def auth_state(self, env: Mapping[str, str], home: Path) -> AuthState:
-        agent = home / ".pi" / "agent"
-        for name in ("auth.json", "models.json"):
-            if (agent / name).is_file():
-                return AuthState(True, str(agent / name))
-        return AuthState(None, "pi takes keys from many providers; not checked")
+        """A provider key in the environment, else a login `/login` saved in auth.json (a
+        file with at least one provider in it, not one that merely exists); pi's own
+        settings pick among them, which council does not second-guess."""
+        keys = [n for n in sorted(env) if n.endswith("_API_KEY") or n == "HF_TOKEN"]
+        for name in keys:
+            if env[name] and (name in self.env_names or name.startswith(self.env_prefixes)):
+                return AuthState(True, name)
+        auth = _agent_dir(env, home) / "auth.json"
+        try:
+            saved = json.loads(auth.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            saved = None
+        if isinstance(saved, dict) and saved:
+            return AuthState(True, str(auth))
+        return AuthState(None, "no provider key in the environment and no login in auth.json")
+
+    def state_paths(
+        self, env: Mapping[str, str], home: Path
+    ) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """~/.pi, and where PI_CODING_AGENT_DIR moves pi's agent directory."""
+        dirs, files = super().state_paths(env, home)
+        moved = (_agent_dir(env, home),) if env.get("PI_CODING_AGENT_DIR") else ()
+        return (*dirs, *moved), files
 
     # -- warm worker: `pi --mode rpc` --------------------------------------------------------
 
@@ -364,3 +393,9 @@ class PiRpcDriver(SessionDriver):
     async def cancel(self, channel: Channel) -> None:
         if self._prompting:
             await channel.send({"type": "abort"})
+
+
+def _agent_dir(env: Mapping[str, str], home: Path) -> Path:
+    """pi's settings, logins and models: ~/.pi/agent, or where PI_CODING_AGENT_DIR says."""
+    moved = env.get("PI_CODING_AGENT_DIR")
+    return Path(moved).expanduser() if moved else home / ".pi" / "agent"
