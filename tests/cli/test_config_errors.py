@@ -131,6 +131,14 @@ CASES = [
         "clis.agy.state_dirs[0]: expected a directory below HOME",
     ),
     (
+        # 10 lines of nested aliases expand to 10^9 nodes: refused, not walked
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"{c}: &{c} [{('*' + p + ', ') * 9}*{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+        + "debate: {rounds: 3}",
+        "line 2: YAML aliases (*a) are not supported in council's config; write the value out "
+        "where it is used",
+    ),
+    (
         "redact: {extra_patterns: ['([']}",
         "redact.extra_patterns[0]: not a valid regular expression (unterminated character set "
         "at position 1), got '(['",
@@ -171,3 +179,12 @@ def test_the_user_file_is_named_when_the_problem_is_in_it(project):
     result = CliRunner().invoke(cli, ["doctor"], prog_name="council")
     assert result.exit_code == 4
     assert f"{user}: debate.quorum: expected an integer of at least 0, got 'many'" in result.output
+
+
+def test_null_means_not_set_for_every_key(project):
+    (project / "council.yaml").write_text(
+        "debate: {rounds: null, quorum: null, hard_timeout_factor: null}\nroles: {critic: null}\n"
+    )
+    result = CliRunner().invoke(cli, ["config", "show"], prog_name="council")
+    assert result.exit_code == 0, result.output
+    assert "debate.rounds = 2  (default)" in result.output  # not an error, not a hidden value

@@ -96,8 +96,19 @@ def _checked(raw: Any, where: str) -> dict[str, Any]:
         return {}
     from council.config.validation import check_against_schema
 
+    raw = _without_nulls(raw)
     check_against_schema(raw, where)
     return raw
+
+
+def _without_nulls(value: Any) -> Any:
+    """`value` without the mapping keys whose value is null: `null` means "not set" for every
+    key (docs/spec/config.md), so it neither fails a key's type nor hides the user file's value."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def _merged(

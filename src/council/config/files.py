@@ -85,7 +85,12 @@ def read_yaml(path: Path) -> Any:
     if "\0" in text:
         raise ConfigError(f"{path}: the config file is binary, not YAML text")
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_loader())  # a SafeLoader that refuses aliases
+    except _AliasUsed as alias:
+        raise ConfigError(
+            f"{path}: line {alias.line}: YAML aliases (*{alias.anchor}) are not supported in "
+            "council's config; write the value out where it is used"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -95,6 +100,26 @@ def read_yaml(path: Path) -> Any:
             # An unclosed bracket is found at the end of the file: say where it opened.
             problem += f" ({context} on line {context_mark.line + 1})"
         raise ConfigError(f"{path}:{where}: YAML syntax error: {problem}") from None
+
+
+class _AliasUsed(Exception):
+    def __init__(self, anchor: str, line: int) -> None:
+        self.anchor, self.line = anchor, line
+
+
+def _loader() -> type:
+    """yaml's SafeLoader, refusing aliases: ten lines of nested aliases expand to billions of
+    nodes (every command hung on such a `council.yaml`), and council's config needs none."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise _AliasUsed(event.anchor, event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+
+    return NoAliases
 
 
 def _same_file(a: Path, b: Path | None) -> bool:
