@@ -3,8 +3,10 @@ new one, never half of one; and nobody but the user can read a record."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import uuid
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,25 @@ def write_private(path: Path, text: str, mode: int = 0o600) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_output(path: Path, text: str) -> None:
+    """A user's `--output`, written as a shell redirection would: a regular file (or a new
+    one) is replaced atomically with the umask's mode, a symlink is followed (its target is
+    replaced, the link stays), and a device or FIFO (`/dev/stdout`, `/dev/null`, a pipe) is
+    written in place, never replaced by a file. A directory is an IsADirectoryError."""
+    target = Path(os.path.realpath(path))
+    try:
+        kind = os.stat(target).st_mode
+    except FileNotFoundError:
+        kind = None
+    if kind is not None and stat.S_ISDIR(kind):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if kind is not None and not stat.S_ISREG(kind):
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    write_private(target, text, mode=0o666)
 
 
 def write_json(path: Path, value: Any, *, compact: bool = False) -> None:

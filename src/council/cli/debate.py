@@ -118,10 +118,10 @@ def check_output(output: Path | None, files: tuple[str, ...], question: str) -> 
 
 
 def _write_output(output: Path, text: str) -> None:
-    from council.atomicio import write_private
+    from council.atomicio import write_output
 
     try:
-        write_private(output.expanduser(), text, mode=0o666)  # a user's file: the umask rules
+        write_output(output.expanduser(), text)
     except OSError as exc:
         raise UsageError(f"cannot write --output {output}: {exc.strerror}") from None
 
@@ -273,6 +273,11 @@ def debate(
     check_output(output, files, asked)
     config = state.config()
     if detach:
+        if output is not None:  # nobody is left to write it when the run ends
+            raise UsageError(
+                "--output with --detach: the run ends in the background; write its result "
+                "then with `council wait ID > FILE` (or `council show ID --json > FILE`)"
+            )
         return _detach(state, flags, config, as_json)
     collect_from_now()
     run = start_debate(flags, config, state.progress())
@@ -303,12 +308,20 @@ def resume(
     """
     from council.debate.run import resume_debate
     from council.runs.record import kind_of
-    from council.runs.store import find_run
+    from council.runs.store import find_run, read_state
 
-    check_output(output, (), "")
     config = state.config()
     pad = Path(scratchpad or config.scratchpad).expanduser().absolute()
     record = find_run(pad, debate_id)
+    if output is not None and kind_of(record.id) == "review":
+        raise UsageError(
+            f"--output with the resume of a review: {record.id} writes the --output it was "
+            "started with; resume it without, then `council show` it in the form you need"
+        )
+    # Never one of the run's own inputs, as when it started.
+    plan = read_state(record).get("plan") if output is not None else None
+    files = tuple(str(f) for f in (plan or {}).get("files") or ()) if isinstance(plan, dict) else ()
+    check_output(output, files, "")
     collect_from_now()
     if kind_of(record.id) == "review":
         from council.cli.review import emit_review_run

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from council.atomicio import write_private
+from council.atomicio import write_output
 from council.config import Config
 from council.context import (
     DebateContext,
@@ -253,7 +253,7 @@ def _finish(record: Record, state: ReviewState, cwd: Path, error: CouncilError |
 
 def _write_output(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)  # `--output reports/council.sarif` in CI
-    write_private(path, text, mode=0o666)  # atomic; a user's file: the umask rules
+    write_output(path, text)
 
 
 def _resolve(cwd: Path, path: str) -> Path:

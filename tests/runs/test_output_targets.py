@@ -1,0 +1,92 @@
+"""`--output` writes as a shell redirection would (atomicio.write_output, and the command line
+end to end): a file is replaced, a symlink followed, a device or FIFO written in place."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from council.atomicio import write_output
+from project import QUESTION, Project
+
+
+def test_a_regular_file_is_replaced_with_the_umasks_mode(tmp_path):
+    target = tmp_path / "decision.md"
+    target.write_text("old\n")
+    old = os.umask(0o022)
+    try:
+        write_output(target, "new\n")
+    finally:
+        os.umask(old)
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_a_symlink_is_followed_and_stays_a_link(tmp_path):
+    real = tmp_path / "reports" / "decision.md"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "latest.md"
+    link.symlink_to(real)
+    write_output(link, "new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
+
+
+def test_a_device_is_written_in_place_never_replaced_by_a_file(tmp_path):
+    write_output(Path("/dev/null"), "into the void\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_fifo_is_written_to_its_reader(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_output(fifo, "through the pipe\n")
+    reader.join(timeout=30)
+    assert got == ["through the pipe\n"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_directory_is_refused(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        write_output(tmp_path, "x")
+
+
+def test_debate_output_through_a_symlink_writes_its_target(tmp_path):
+    project = Project(tmp_path)
+    real = project.root / "real.json"
+    (project.root / "out.json").symlink_to(real)
+    run = project.run("debate", QUESTION, "--sim", "--output", "out.json")
+    assert run.returncode == 0, run.stderr
+    assert (project.root / "out.json").is_symlink()
+    assert json.loads(real.read_text())["question"] == QUESTION
+
+
+def test_resume_refuses_an_output_that_is_one_of_the_debates_inputs(tmp_path):
+    project = Project(tmp_path)
+    assert project.run("debate", QUESTION, "--sim", "--files", "app.py").returncode == 0
+    before = (project.root / "app.py").read_text()
+    run = project.run("resume", "last", "--output", "app.py")
+    assert run.returncode == 2
+    assert "--output app.py is one of the debate's own inputs" in run.stderr
+    assert (project.root / "app.py").read_text() == before
+
+
+def test_resume_of_a_review_says_it_takes_no_output(tmp_path):
+    project = Project(tmp_path)
+    assert project.run("review", "--files", "app.py", "--sim").returncode in (0, 6)
+    run = project.run("resume", "last", "--output", "out.md")
+    assert run.returncode == 2 and "writes the --output it was started with" in run.stderr
+
+
+def test_a_detached_debate_refuses_an_output_it_could_never_write(tmp_path):
+    project = Project(tmp_path)
+    run = project.run("debate", QUESTION, "--sim", "--detach", "--output", "out.md")
+    assert run.returncode == 2 and "--output with --detach" in run.stderr
+    assert project.records() == []  # refused before anything started
