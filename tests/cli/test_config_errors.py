@@ -190,3 +190,11 @@ def test_null_means_not_set_for_every_key(project):
     result = CliRunner().invoke(cli, ["config", "show"], prog_name="council")
     assert result.exit_code == 0, result.output
     assert "debate.rounds = 2  (default)" in result.output  # not an error, not a hidden value
+
+
+def test_an_unquoted_off_is_the_setting_off_not_a_type_error(project):
+    # YAML 1.1 reads `off` as false; config.md writes `distinct: off`
+    (project / "council.yaml").write_text("quorum:\n  distinct: off\n")
+    result = CliRunner().invoke(cli, ["config", "show"], prog_name="council")
+    assert result.exit_code == 0, result.output
+    assert "quorum.distinct = off" in result.output

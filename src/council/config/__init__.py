@@ -97,6 +97,10 @@ def _checked(raw: Any, where: str) -> dict[str, Any]:
     from council.config.validation import check_against_schema
 
     raw = _without_nulls(raw)
+    quorum = raw.get("quorum") if isinstance(raw, dict) else None
+    if isinstance(quorum, dict) and quorum.get("distinct") is False:
+        # YAML 1.1 reads an unquoted `off` as false: it is the setting `off` all the same.
+        raw = {**raw, "quorum": {**quorum, "distinct": "off"}}
     check_against_schema(raw, where)
     return raw
 
