@@ -134,7 +134,8 @@ CASES = [
         # 10 lines of nested aliases expand to 10^9 nodes: refused, not walked
         "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
         + "".join(
-            f"{c}: &{c} [{('*' + p + ', ') * 9}*{p}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+            f"{c}: &{c} [{('*' + p + ', ') * 9}*{p}]\n"
+            for p, c in zip("abcdefgh", "bcdefghi", strict=True)
         )
         + "debate: {rounds: 3}",
         "line 2: YAML aliases (*a) are not supported in council's config; write the value out "
