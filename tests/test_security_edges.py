@@ -96,6 +96,9 @@ CROSS_VENDOR_GRANTS = {
     ("pi", "ANTHROPIC_"): "pi talks to many providers and reads their usual key variables",
     ("pi", "OPENAI_"): "pi talks to many providers and reads their usual key variables",
     ("pi", "GEMINI_"): "pi talks to many providers and reads their usual key variables",
+    ("pi", "AZURE_OPENAI_"): "pi's azure-openai provider reads AZURE_OPENAI_API_KEY",
+    ("pi", "MOONSHOT_"): "pi's moonshot provider reads MOONSHOT_API_KEY",
+    ("pi", "KIMI_API_KEY"): "pi's kimi-coding provider reads KIMI_API_KEY",
 }
 
 
