@@ -152,6 +152,57 @@ class Project:
         return took
 
 
+def interrupt_warm(root: Path, *, twice: bool) -> float:
+    """Ctrl-C with warm workers: the advocate's (codex, through the strict fake of the test
+    suite) idle after its PROPOSAL, the critic's (gemini) mid-call on a model that never
+    answers; the seconds from the first Ctrl-C to council's exit (twice: again at once)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from fakes.install import install_fakes
+
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "app.py").write_text(APP)
+    fakes = install_fakes(root / "bin")
+    fakes.set("gemini", "hang")
+    home = root / "home"
+    home.mkdir(exist_ok=True)
+    (root / "council.yaml").write_text("")
+    env = {
+        "PATH": fakes.path_env(os.environ.get("PATH", "")),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        # The fakes log each call beside themselves, which write confinement allows only so.
+        "COUNCIL_TEST_SUITE": "1",
+        "COUNCIL_TEST_WRITABLE": str(fakes.state_dir),
+    }
+    argv = [*COUNCIL, "debate", QUESTION, "--files", "app.py", "--quiet", "--no-blind"]
+    argv += ["--advocate", "codex", "--critic", "gemini", "--lead", "sim"]
+    proc = subprocess.Popen(
+        argv,
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not any(c.get("warm") for c in fakes.calls("gemini")):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise SystemExit("bench: the warm critic's call never started")
+        time.sleep(0.02)
+    time.sleep(0.2)
+    started = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    if twice:
+        time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=120)
+    took = time.perf_counter() - started
+    if proc.returncode != 130 or fakes.leftovers():
+        raise SystemExit(f"bench: a warm run exited {proc.returncode}; left {fakes.leftovers()}")
+    return took
+
+
 @dataclass
 class Run:
     result: dict
@@ -545,6 +596,19 @@ def main() -> int:
                 f"{once:.2f} / {twice:.2f} s (*CLIs ignore SIGTERM)",
                 "< 1 s each",
                 once < 1.0 and twice < 1.0,
+            )
+        )
+        # 10b. The same with warm workers, one idle, one mid-call (the 2.1 s wait of a closed
+        # idle worker, fixed 2026-11-28).
+        warm_once = interrupt_warm(Path(tmp) / "warm-once", twice=False)
+        warm_twice = interrupt_warm(Path(tmp) / "warm-twice", twice=True)
+        figures["ctrl_c_exit_warm_s"] = {"once": round(warm_once, 3), "twice": round(warm_twice, 3)}
+        rows.append(
+            (
+                "Ctrl-C to exit, warm workers (idle + mid-call): once / twice",
+                f"{warm_once:.2f} / {warm_twice:.2f} s",
+                "< 1 s each",
+                warm_once < 1.0 and warm_twice < 1.0,
             )
         )
 
