@@ -296,3 +296,30 @@ def test_a_question_of_dollar_signs_and_backticks_arrives_as_text(tmp_path):
     run = project.run("debate", asked, "--sim", "--json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["question"] == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "stdin", "message"),
+    [
+        ("@/dev/zero", None, "the question holds NUL bytes"),
+        ("-", b"\x00", "the question holds NUL bytes"),  # argv cannot carry one
+        ("\x1b\x07\x1b", None, "the question holds only control characters"),
+        ("-", b"why? " * 2_000_000, "over the 16,000 a question may have"),  # 10 MB
+    ],
+    ids=["dev-zero", "one-nul", "control-only", "endless-stdin"],
+)
+def test_a_question_that_is_no_text_or_never_ends_is_refused_at_once(
+    tmp_path, question, stdin, message
+):
+    project = Project(tmp_path)
+    run = subprocess.run(
+        project.argv("debate", question, "--sim"),
+        cwd=project.root,
+        env=project.env(),
+        capture_output=True,
+        input=stdin,
+        timeout=60,
+    )
+    assert run.returncode == 2, run.stderr
+    assert message in run.stderr.decode()
+    assert project.records() == []

@@ -374,3 +374,15 @@ async def test_a_finished_run_leaves_no_zombie_under_the_long_lived_server(proje
                 break
             await anyio.sleep(0.05)
         assert [(c.pid, c.status()) for c in server.children()] == []
+
+
+@pytest.mark.anyio
+async def test_the_question_is_refused_over_mcp_as_on_the_command_line(project):
+    async with serving(project) as session:
+        huge = await session.call_tool("debate", {"question": "why? " * 400_000, "sim": True})
+        blank = await session.call_tool("debate_start", {"question": "  \n\t ", "sim": True})
+        control = await session.call_tool("debate", {"question": "\x1b\x07", "sim": True})
+    assert huge.is_error and "over the 16,000 a question may have" in text(huge)
+    assert blank.is_error and "the question is empty" in text(blank)
+    assert control.is_error and "only control characters" in text(control)
+    assert project.records() == []  # nothing started

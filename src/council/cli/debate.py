@@ -20,14 +20,12 @@ from council.cli.app import (
 )
 from council.cli.options import MultiValueOption
 from council.errors import ExitCode, UsageError
+from council.question import checked_question, read_limit
 
 if TYPE_CHECKING:
     from council.config import Config
     from council.debate.plan import DebateFlags as DebatePlanFlags
     from council.debate.run import DebateRun
-
-
-QUESTION_CAP = 16_000  # characters; the question goes into every prompt, whole
 
 
 def _read_question(question: str) -> str:
@@ -39,13 +37,14 @@ def _read_question(question: str) -> str:
                 "pipe the question in, or give it as an argument or @file.md"
             )
         try:
-            text = sys.stdin.read()
+            text = sys.stdin.read(read_limit())  # an endless stdin is read no further
         except UnicodeDecodeError:
             raise UsageError("the question on stdin is not UTF-8 text; send it as UTF-8") from None
     elif question.startswith("@"):
         path = Path(question[1:])
         try:
-            text = path.read_text(encoding="utf-8")
+            with path.open(encoding="utf-8") as source:  # `@/dev/zero` ends at the limit
+                text = source.read(read_limit())
         except UnicodeDecodeError:
             raise UsageError(f"{path} is not UTF-8 text; save the question as UTF-8") from None
         except OSError as exc:
@@ -54,14 +53,7 @@ def _read_question(question: str) -> str:
             ) from None
     else:
         text = question
-    if not text.strip():
-        raise UsageError("the question is empty: give it as an argument, `-` or @file.md")
-    if len(text) > QUESTION_CAP:
-        raise UsageError(
-            f"the question is {len(text):,} characters, over the {QUESTION_CAP:,} a question "
-            "may have: put the long text in a file and give it with --files"
-        )
-    return text.strip()
+    return checked_question(text)
 
 
 def emit_result(

@@ -14,10 +14,12 @@ import typing
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from council.debate.plan import DebateFlags
-from council.errors import UsageError
+from council.errors import CouncilError, UsageError
+from council.question import checked_question
 
 NOT_IN_A_CLI_NAME = (",", ":", "=")  # the separators of --model and --timeout values
 
@@ -118,10 +120,8 @@ def debate_flags(
     allow_secrets: AllowSecrets = False,
 ) -> DebateFlags:
     """The validated arguments as the `debate` command's flags (`cli/debate.py`)."""
-    if not question.strip():
-        raise UsageError("the question is empty")
     return DebateFlags(
-        question=question.strip(),
+        question=checked_question(question),  # as the command line checks it
         files=tuple(files),
         diff=diff,
         proxies=_proxies(proxies),
@@ -179,7 +179,11 @@ def takes_debate_arguments(
     )
 
     async def call(*, ctx: Any, **arguments: Any) -> R:
-        return await tool(debate_flags(**arguments), ctx)
+        try:
+            flags = debate_flags(**arguments)
+        except CouncilError as exc:  # refused as the command line refuses it, in its words
+            raise ToolError(str(exc)) from None
+        return await tool(flags, ctx)
 
     call.__name__ = tool.__name__
     call.__doc__ = tool.__doc__
