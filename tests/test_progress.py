@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from council.progress import Progress
 
 
@@ -33,3 +35,19 @@ def test_on_a_terminal_a_seat_block_is_redrawn_in_place_below_the_lines():
     assert "\x1b[1F\x1b[J" in text  # moved up over the one-seat block and cleared it
     _, after = text.split("[00:00] CHALLENGE critic ok\n")
     assert after.split() == ["critic", "CHALLENGE", "ok", "120", "words"]  # redrawn below
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("term", "live"), [("xterm-256color", True), ("dumb", False)])
+def test_a_dumb_terminal_gets_plain_lines_and_no_cursor_moves(monkeypatch, term, live):
+    monkeypatch.setenv("TERM", term)
+    stream = _Tty()
+    progress = Progress(stream)
+    assert progress.live is live
+    progress.seat("critic", phase="CHALLENGE", state="asking")
+    progress.info("PROPOSAL advocate ok")
+    assert ("\x1b[" in stream.getvalue()) is live

@@ -42,7 +42,7 @@ class Progress:
         self.stream: TextIO = _Terminal(stream or sys.stderr)
         self.quiet = quiet
         self.verbose = verbose
-        self.live = (self.stream.isatty() if live is None else live) and not quiet
+        self.live = (_redrawable(self.stream) if live is None else live) and not quiet
         self.start = time.monotonic()
         self.seats: dict[str, SeatLine] = {}
         self._drawn = 0
@@ -135,6 +135,12 @@ class Progress:
                 f"  {name.ljust(width)}  {line.phase:<13} {line.state:<12}{elapsed}{limit}{words}\n"
             )
         self._drawn = len(self.seats)
+
+
+def _redrawable(stream: TextIO) -> bool:
+    """A terminal that takes cursor moves: not a pipe or file, and not `TERM=dumb` (an
+    editor's shell, a CI log viewer), which shows them as garbage."""
+    return stream.isatty() and os.environ.get("TERM", "") != "dumb"
 
 
 class _Terminal:
