@@ -18,7 +18,7 @@ from council.cli.app import (
     output_options,
     run_options,
 )
-from council.cli.options import MultiValueOption
+from council.cli.options import FiniteRange, MultiValueOption
 from council.errors import ExitCode, UsageError
 from council.question import checked_question, read_limit
 
@@ -175,7 +175,7 @@ output_option = click.option(
 @click.option("--quorum", type=click.IntRange(0), help="Challenges needed (default 1).")
 @click.option(
     "--max-cost",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     metavar="USD",
     help="Stop asking new calls once the cost the CLIs report reaches this; the DECISION is "
     "then built from what exists (CLIs that report no cost are listed as unpriced).",

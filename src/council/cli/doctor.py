@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from council.cli.app import CliState, cli
+from council.cli.options import FiniteRange
 from council.errors import ExitCode
 
 probe_timeout_option = click.option(
     "--timeout",
     "timeout_s",
-    type=click.FloatRange(min=0.5),
+    type=FiniteRange(min=0.5),
     default=10.0,
     show_default=True,
     help="Seconds each CLI's version probe may take.",
@@ -29,7 +30,7 @@ probe_timeout_option = click.option(
 @click.option(
     "--probe-timeout",
     "probe_timeout_s",
-    type=click.FloatRange(min=1.0),
+    type=FiniteRange(min=1.0),
     default=60.0,
     show_default=True,
     help="Seconds each --probe call may take, start-up included.",

@@ -60,3 +60,15 @@ class MultiValueOption(click.Option):
                     split.append(item)
             value = split
         return super().type_cast_value(ctx, value)
+
+
+class FiniteRange(click.FloatRange):
+    """A number in a range, and a real one: `nan` passes every bound (each comparison with it
+    is false) and `inf` an open one, and either made `wait --timeout nan` wait forever and
+    `doctor --timeout nan` crash."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number or number in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number

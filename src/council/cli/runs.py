@@ -12,6 +12,7 @@ import click
 
 from council.cli.app import CliState, cli, collect_from_now
 from council.cli.debate import emit_result, json_option
+from council.cli.options import FiniteRange
 from council.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def _find(state: CliState, run_id: str, scratchpad: str | None) -> Record:
 @click.option(
     "--timeout",
     "timeout_s",
-    type=click.FloatRange(min=0),
+    type=FiniteRange(min=0),
     help="Give up after S seconds (exit 75, the run goes on). Default: wait to the end.",
 )
 @click.option(
