@@ -199,3 +199,36 @@ def test_cancel_on_a_run_that_ended_is_a_usage_error(project):
     assert project.run("debate", QUESTION, "--sim").returncode == 0
     refused = project.run("cancel", "last")
     assert refused.returncode == 2 and "is not running (completed)" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["[]", "{x", '{"status": 3, "round": "x", "plan": [], "duration_s": "1s", "pid": "me"}'],
+    ids=["a-list", "torn", "wrong-types"],
+)
+def test_one_damaged_record_breaks_no_runs_command_for_the_others(project, damage):
+    assert project.run("debate", QUESTION, "--sim").returncode == 0
+    assert project.run("debate", QUESTION, "--sim").returncode == 0
+    damaged, whole = project.records()[0], project.records()[1]
+    (damaged / "state.json").write_text(damage)
+    listed = project.run("list")
+    assert listed.returncode == 0, listed.stderr
+    assert whole.name in listed.stdout
+    if damage.startswith('{"'):  # readable JSON with odd fields: listed, not skipped
+        assert damaged.name in listed.stdout
+    else:
+        assert f"council: skipped {damaged.name}: " in listed.stderr
+    for command in ("wait", "cancel", "status", "show", "resume"):
+        run = project.run(command, damaged.name)
+        assert run.returncode in (0, 2), (command, run.stderr)
+        assert "internal error" not in run.stderr, (command, run.stderr)
+
+
+def test_a_torn_result_json_is_named_with_the_way_to_write_it_again(project):
+    assert project.run("debate", QUESTION, "--sim").returncode == 0
+    record = project.record()
+    (record / "result.json").write_text('{"schema": "council.res')
+    shown = project.run("show", record.name)
+    assert shown.returncode == 2
+    assert f"{record / 'result.json'}: cannot be read" in shown.stderr
+    assert f"council resume {record.name}` writes it again" in shown.stderr

@@ -173,8 +173,9 @@ def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None
     for record in records(pad)[:limit]:
         try:
             summaries.append(summarize(record))
-        except (OSError, ValueError):
-            continue  # a record being written or damaged: `show` says what is wrong
+        except (OSError, ValueError, UsageError) as exc:
+            # A record being written or damaged: one line, and the others still listed.
+            click.echo(f"council: skipped {record.id}: {exc}", err=True)
     if as_json:
         click.echo(json.dumps([s.to_json() for s in summaries], indent=2))
         return ExitCode.OK

@@ -87,25 +87,42 @@ def effective_status(record: Path, recorded: str) -> str:
 
 
 def summarize(record: Record, state: dict[str, Any] | None = None) -> RunSummary:
-    state = state if state is not None else record.read_json(STATE)
-    plan = state.get("plan") or {}
+    """What the runs commands show of a record. A `state.json` that cannot be read is a
+    `UsageError` naming it (`read_state`); a field of the wrong type reads as unknown, never as
+    a crash of every command that lists the runs."""
+    state = state if state is not None else read_state(record)
+    plan = state.get("plan") if isinstance(state.get("plan"), dict) else {}
     live = holder(record.path)
+    status = state.get("status")
     return RunSummary(
         id=record.id,
         path=record.path,
-        status=effective_status(record.path, state.get("status", "running")),
-        phase=state.get("phase", "?"),
-        round=int(state.get("round") or 0),
-        rounds=int(plan.get("rounds") or 0),
-        rounds_run=int(state.get("rounds_run") or 0),
+        status=effective_status(record.path, status if status in STATUSES else "running"),
+        phase=str(state.get("phase") or "?"),
+        round=_number(state.get("round"), int),
+        rounds=_number(plan.get("rounds"), int),
+        rounds_run=_number(state.get("rounds_run"), int),
         question=str(state.get("question", "")),
         started_at=str(state.get("started_at", "")),
-        duration_s=float(state.get("duration_s") or 0.0),
+        duration_s=_number(state.get("duration_s"), float),
         run_started_at=str(state.get("run_started_at") or state.get("started_at", "")),
-        pid=live.pid if live else state.get("pid"),
-        exit_code=state.get("exit_code"),
+        pid=live.pid if live else _number(state.get("pid"), int) or None,
+        exit_code=state.get("exit_code") if isinstance(state.get("exit_code"), int) else None,
         held=is_held(record.path),
     )
+
+
+STATUSES = ("running", "completed", "degraded", "failed", "interrupted")
+
+
+def _number(value: Any, kind: type) -> Any:
+    """`value` as an int or float, 0 when it is none (or a bool, a string, a list...)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return kind(0)
+    try:
+        return kind(value)
+    except (ValueError, OverflowError):  # nan or inf as an int
+        return kind(0)
 
 
 def records(scratchpad: Path) -> list[Record]:
@@ -165,6 +182,22 @@ def read_state(record: Record) -> dict[str, Any]:
         raise UsageError(f"{record.file(STATE)}: cannot be read ({exc})") from None
     if not isinstance(value, dict):
         raise UsageError(f"{record.file(STATE)}: not a run's state (expected a JSON object)")
+    return value
+
+
+def read_result(record: Record) -> dict[str, Any]:
+    """`result.json`, or a `UsageError` naming it when it cannot be read (a torn or foreign
+    file): the record's state is still there for `show`, and `resume` rewrites it."""
+    try:
+        value = record.read_json("result.json")
+    except (OSError, json.JSONDecodeError) as exc:
+        value = exc
+    if not isinstance(value, dict):
+        why = value if isinstance(value, Exception) else "not a JSON object"
+        raise UsageError(
+            f"{record.file('result.json')}: cannot be read ({why}); `council resume "
+            f"{record.id}` writes it again"
+        )
     return value
 
 
