@@ -232,3 +232,14 @@ def test_a_torn_result_json_is_named_with_the_way_to_write_it_again(project):
     assert shown.returncode == 2
     assert f"{record / 'result.json'}: cannot be read" in shown.stderr
     assert f"council resume {record.name}` writes it again" in shown.stderr
+
+
+def test_a_run_that_never_decided_is_shown_with_no_decision_and_how_to_go_on(project):
+    run_id = detach(project, "--rounds", "3", COUNCIL_SIM_DELAY=SLOW)
+    record = project.root / ".scratchpad" / run_id
+    wait_for(lambda: '"advocate-r1"' in (record / "state.json").read_text())
+    assert project.run("cancel", run_id).returncode == 0
+    shown = project.run("show", run_id).stdout
+    assert shown.startswith("# NO DECISION (SIMULATED): ")
+    assert "Blocking concerns" not in shown and "None - proceed" not in shown
+    assert f"Continue it with: council resume {run_id}" in shown

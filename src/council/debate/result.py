@@ -252,7 +252,11 @@ def _cell(text: str) -> str:
 def render_markdown(result: dict[str, Any]) -> str:
     decision = result["decision"] or {}
     simulated = " (SIMULATED)" if result["simulated"] else ""
-    lines = [f"# DECISION{simulated}: {result['question']}"]
+    # A run that never decided (interrupted, failed, still going) shows no DECISION at all:
+    # "Blocking concerns: None - proceed" under a DECISION heading would read as a go-ahead.
+    undecided = result["decision"] is None and not result.get("decision_prompt")
+    heading = "NO DECISION" if undecided else "DECISION"
+    lines = [f"# {heading}{simulated}: {result['question']}"]
     lines.append("Participants: " + ", ".join(participant(s) for s in result["seats"]))
     confidence = decision.get("confidence")
     status = result["status"]
@@ -270,7 +274,14 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines.append(billed)
     for warning in result["warnings"]:
         lines.append(f"> warning: {warning}")
-    if result.get("decision_prompt"):
+    if undecided:
+        ended = {"running": "is still going", "interrupted": "was interrupted"}.get(
+            result["status"], f"ended {result['status']}"
+        )
+        lines += ["", f"The run {ended} before a DECISION: nothing here is a recommendation."]
+        if result["status"] != "running":
+            lines.append(f"Continue it with: council resume {result['id']}")
+    elif result.get("decision_prompt"):
         lines += [
             "",
             "## Decision prompt (for the calling agent)",
