@@ -284,3 +284,18 @@ def test_paths_shown_are_posix_and_relative(project):
     write(project, "a/b/c.py", "x\n")
     (c,) = gather_context([str(Path("a") / "b" / "c.py")], cwd=project).files
     assert c.path == "a/b/c.py"
+
+
+def test_a_megabyte_line_is_cut_in_prompts_and_kept_whole_in_the_room(tmp_path):
+    from council.context.files import LINE_CHARS, cap_file
+
+    line = "x" * 5_000_000
+    capped = cap_file(["short", line, "end"], 500)
+    kept = capped.text.split("\n")
+    assert kept[0] == "short" and kept[2] == "end" and capped.truncated
+    assert (
+        kept[1]
+        == "x" * LINE_CHARS
+        + f" [... {5_000_000 - LINE_CHARS:,} more characters of this line left out ...]"
+    )
+    assert capped.lines_sent == 3  # the cut line still counts as the line it is

@@ -127,10 +127,31 @@ def head_tail_sizes(file_lines: int) -> tuple[int, int]:
     return head, tail
 
 
+# Characters of one line a prompt quotes: a minified bundle or a base64 blob is one line of
+# megabytes, "1 line sent" into every prompt before. The room keeps the whole file.
+LINE_CHARS = 2_000
+
+
+def cut_long_lines(lines: list[str]) -> tuple[list[str], int]:
+    """`lines` with each line past `LINE_CHARS` cut there, with a marker that says how much
+    of it was left out; and how many lines were cut."""
+    cut = 0
+    kept = []
+    for line in lines:
+        if len(line) > LINE_CHARS:
+            cut += 1
+            left_out = len(line) - LINE_CHARS
+            marker = f"[... {left_out:,} more characters of this line left out ...]"
+            line = f"{line[:LINE_CHARS]} {marker}"
+        kept.append(line)
+    return kept, cut
+
+
 def cap_file(lines: list[str], file_lines: int) -> Capped:
+    lines, cut = cut_long_lines(lines)
     total = len(lines)
     if total <= file_lines:
-        return Capped("\n".join(lines), total, total, False)
+        return Capped("\n".join(lines), total, total, cut > 0)
     head, tail = head_tail_sizes(file_lines)
     left_out = total - head - tail
     kept = [

@@ -16,10 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from council.context.files import (
+    LINE_CHARS,
     Capped,
     NotText,
     cap_file,
     cap_total,
+    cut_long_lines,
     language_of,
     read_text,
     split_lines,
@@ -97,7 +99,7 @@ def gather_context(
     diff_excerpt = None
     if diff_text is not None:
         redacted_diff, kinds = redactor.diff(diff_text)
-        lines = split_lines(redacted_diff)
+        lines, _ = cut_long_lines(split_lines(redacted_diff))
         # The diff is the subject: it is not cut head-and-tail like a file, only at the total.
         whole = Capped("\n".join(lines), len(lines), len(lines), False)
         capped = cap_total(whole, budget, total_lines)
@@ -113,7 +115,10 @@ def gather_context(
 
     excerpts = []
     for item, text, kinds in texts:
-        capped = cap_file(split_lines(text), file_lines)
+        lines = split_lines(text)
+        if cut := sum(1 for line in lines if len(line) > LINE_CHARS):
+            warnings.append(f"{item.shown}: {cut} line(s) cut at {LINE_CHARS:,} characters")
+        capped = cap_file(lines, file_lines)
         if capped.lines_sent > budget:
             capped = cap_total(capped, max(budget, 0), total_lines)
             note = f"cut to {capped.lines_sent} lines" if capped.lines_sent else "not sent"
