@@ -7,6 +7,7 @@ The codes are those of docs/spec/protocol.md section 8.
 
 from __future__ import annotations
 
+import errno
 from enum import IntEnum
 
 
@@ -70,5 +71,16 @@ class RecordWriteError(InterruptedRun):
         then = f"council resume {run_id}" if run_id else "council resume"
         super().__init__(
             f"cannot write the record: {path}: {why}; the run stopped there, its record "
-            f"whole up to that point; free space or fix the permissions, then: {then}"
+            f"whole up to that point; {_fix_for(cause)}, then: {then}"
         )
+
+
+def _fix_for(cause: OSError) -> str:
+    """What the user can do about a failed write, by what failed."""
+    if cause.errno in (errno.EMFILE, errno.ENFILE):  # the process's (or system's) descriptors
+        return "raise the open-file limit (`ulimit -n`) or seat fewer proxies"
+    if cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free space"
+    if cause.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "fix the permissions"
+    return "free space or fix the permissions"

@@ -164,3 +164,31 @@ def test_a_full_disk_when_a_call_starts_stops_the_run_naming_the_file(project, m
     assert str(run.record.path) in str(run.error)
     state, transcript = on_disk(run.record.path)
     assert_agree(state, transcript)
+
+
+def test_running_out_of_descriptors_is_named_with_its_own_fix(tmp_path):
+    """`ulimit -n 60` and 18 seats: a clear stop naming the limit, not "free space"."""
+    import resource
+    import subprocess
+
+    from project import QUESTION, Project
+
+    project = Project(tmp_path)
+
+    def low_limit() -> None:  # in the child only, before council starts
+        resource.setrlimit(resource.RLIMIT_NOFILE, (60, 60))
+
+    run = subprocess.run(
+        project.argv("debate", QUESTION, "--sim", "--with", ",".join(["sim"] * 16)),
+        cwd=project.root,
+        env=project.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=low_limit,  # a test's own child: nothing runs between fork and exec
+    )
+    # 60 descriptors do not last 18 seats: stopped where it ran out, and said so with the fix
+    assert run.returncode == 130, run.stderr
+    assert "Too many open files" in run.stderr
+    assert "raise the open-file limit (`ulimit -n`) or seat fewer proxies" in run.stderr
+    assert "internal error" not in run.stderr
