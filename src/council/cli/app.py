@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import gc
+import itertools
 import os
 import sys
 from collections.abc import Callable
@@ -70,6 +71,14 @@ class CouncilGroup(click.Group):
     bug (exit 1; a short message, or the traceback under -v). Usage errors stay click's
     (exit 2, with the usage line)."""
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            _no_flag_as_a_value(command, rest)
+        return name, command, rest
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             os.getcwd()
@@ -117,6 +126,23 @@ class CouncilGroup(click.Group):
             except (OSError, ValueError):
                 _silence(stream)
         ctx.exit(int(code or ExitCode.OK))
+
+
+def _no_flag_as_a_value(command: click.Command, args: list[str]) -> None:
+    """A usage error when an option that takes a value is given another option instead
+    (`--diff --sim`): click would take `--sim` as the value, and the run would fail later
+    for a reason that names neither (exit 3: no usable CLI)."""
+    takes_value = {
+        name
+        for param in command.params
+        if isinstance(param, click.Option) and not param.is_flag and not param.count
+        for name in param.opts
+    }
+    for given, following in itertools.pairwise(args):
+        if given == "--":
+            return
+        if given in takes_value and following.startswith("--") and len(following) > 2:
+            raise click.UsageError(f"{given} needs a value, and was given the option {following}")
 
 
 def _keep_traceback(exc: BaseException) -> str:
