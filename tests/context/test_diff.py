@@ -3,10 +3,14 @@ and git's failures as usage errors."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 from context.tree import git, numbered, write
 from council.context import context_json, files_block, gather_context, setup_report
+from council.context.git import git_diff
 from council.errors import UsageError
 
 
@@ -104,3 +108,18 @@ def test_the_report_and_the_result_say_what_the_diff_sent(repo):
     data = context_json(ctx)
     assert data["diff"] == {"ref": "HEAD", "lines_sent": 8, "truncated": False, "redactions": 1}
     assert [f["path"] for f in data["files"]] == ["app.py"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to hand the repository to another user")
+def test_a_repository_another_user_owns_is_named_with_gits_own_fix(tmp_path):
+    repo = tmp_path / "theirs"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / "a.py").write_text("x = 1\n")
+    subprocess.run(["chown", "-R", "nobody", str(repo)], check=True)
+    with pytest.raises(UsageError) as refused:
+        git_diff("HEAD", cwd=repo)
+    assert str(refused.value) == (
+        f"git diff failed: detected dubious ownership in repository at '{repo}'; if you "
+        f"trust it: git config --global --add safe.directory {repo}"
+    )

@@ -33,9 +33,25 @@ def _git(args: Sequence[str], cwd: Path) -> str:
         raise UsageError(f"git {' '.join(args[:2])} took over {GIT_TIMEOUT_S:g}s") from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        if args[:1] != ["rev-parse"] and (refused := _ownership_refusal(cwd)):
+            # `git diff` in a repository another user owns (a CI container's checkout) says
+            # only "Could not access 'HEAD'": git's own refusal says what is wrong, and how.
+            message = refused
         first = message[0] if message else f"exit code {done.returncode}"
-        raise UsageError(f"git {' '.join(args[:1])} failed: {first.removeprefix('fatal: ')}")
+        fix = next((line.strip() for line in message if "safe.directory" in line), None)
+        hint = f"; if you trust it: {fix}" if fix and fix.startswith("git config") else ""
+        raise UsageError(f"git {' '.join(args[:1])} failed: {first.removeprefix('fatal: ')}{hint}")
     return done.stdout.decode("utf-8", "replace")
+
+
+def _ownership_refusal(cwd: Path) -> list[str] | None:
+    """git's lines refusing the repository at `cwd` for its owner, or None."""
+    try:
+        done = run_local(["git", "rev-parse", "--git-dir"], cwd=cwd, timeout_s=GIT_TIMEOUT_S)
+    except (OSError, LocalTimeout):
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines if any("dubious ownership" in line for line in lines) else None
 
 
 def git_diff(ref: str, *, cwd: Path, exclude: Sequence[str] = ()) -> GitDiff:
