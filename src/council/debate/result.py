@@ -11,11 +11,10 @@ from typing import Any
 
 from council.context.fences import injection_summary
 from council.debate.state import DebateState
-from council.errors import UsageError
 from council.panel.budget import dollars, spend_of
 from council.panel.contribution import participant, run_usage, served_by, total_usage
 from council.runs.record import Record
-from council.runs.store import read_result
+from council.runs.store import stored_or_built_result
 
 SCHEMA_ID = "council.result/v1"
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "result.schema.json"
@@ -29,16 +28,7 @@ def result_schema() -> dict[str, Any]:
 def load_result(record: Record, state: dict[str, Any]) -> dict[str, Any]:
     """A record's result: `result.json` once the run wrote it at its end, else the result its
     state gives so far (a run still going, or one whose process died)."""
-    if record.file("result.json").is_file() and state.get("finished_at"):
-        return read_result(record)
-    try:
-        run = DebateState.from_json(state)
-    except (TypeError, KeyError, AttributeError, ValueError):
-        raise UsageError(
-            f"{record.file('state.json')}: not a debate's state (fields are missing or of the "
-            "wrong type); the record cannot be shown"
-        ) from None
-    return build_result(run, record.display())
+    return stored_or_built_result(record, state, "debate", DebateState.from_json, build_result)
 
 
 def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:

@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from council.context.fences import injection_summary
-from council.errors import UsageError
 from council.panel.contribution import run_usage, served_by, total_usage
 from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
 from council.review.sarif import render_sarif
 from council.review.state import ReviewState
 from council.runs.record import Record
-from council.runs.store import read_result
+from council.runs.store import stored_or_built_result
 
 SCHEMA_ID = "council.review/v1"
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "review.schema.json"
@@ -40,16 +39,7 @@ def render(result: dict[str, Any], form: str) -> str:
 def load_result(record: Record, state: dict[str, Any]) -> dict[str, Any]:
     """A record's result: `result.json` once the run wrote it at its end, else the result its
     state gives so far (a run still going, or one whose process died)."""
-    if record.file("result.json").is_file() and state.get("finished_at"):
-        return read_result(record)
-    try:
-        run = ReviewState.from_json(state)
-    except (TypeError, KeyError, AttributeError, ValueError):
-        raise UsageError(
-            f"{record.file('state.json')}: not a review's state (fields are missing or of the "
-            "wrong type); the record cannot be shown"
-        ) from None
-    return build_result(run, record.display())
+    return stored_or_built_result(record, state, "review", ReviewState.from_json, build_result)
 
 
 def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:

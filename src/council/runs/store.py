@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -183,6 +184,29 @@ def read_state(record: Record) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{record.file(STATE)}: not a run's state (expected a JSON object)")
     return value
+
+
+def stored_or_built_result(
+    record: Record,
+    state: dict[str, Any],
+    kind: str,
+    parse: Callable[[dict[str, Any]], Any],
+    build: Callable[[Any, str], dict[str, Any]],
+) -> dict[str, Any]:
+    """A record's result: `result.json` once the run wrote it at its end, else what `build`
+    makes of its state so far (a run still going, or one whose process died). A state that
+    `parse` cannot take is no `kind`'s: a `UsageError` naming it (a failure of `build` on a
+    state it took is a bug, and says so)."""
+    if record.file("result.json").is_file() and state.get("finished_at"):
+        return read_result(record)
+    try:
+        run = parse(state)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        raise UsageError(
+            f"{record.file(STATE)}: not a {kind}'s state (fields are missing or of the wrong "
+            "type); the record cannot be shown"
+        ) from None
+    return build(run, record.display())
 
 
 def read_result(record: Record) -> dict[str, Any]:
