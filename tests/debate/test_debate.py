@@ -415,6 +415,17 @@ def test_a_council_killed_with_sigkill_during_challenge_can_be_resumed(project):
     assert project.sim_calls()["PROPOSAL"] == 1
 
 
+def test_a_new_run_in_the_project_kills_what_a_dead_council_left(project):
+    council, _ = interrupted_in_challenge(project, signal.SIGKILL, watchdog_too=True)
+    dead = project.record().name
+    assert processes_of(council.pid)  # council and its watchdog gone, the hung proxy not
+    hang_config(project, 60)
+    run = project.run("debate", QUESTION, "--sim")
+    assert run.returncode == 0, run.stderr
+    assert f"left running by {dead}, which died" in run.stderr
+    assert processes_of(council.pid) == []
+
+
 def test_resume_of_a_damaged_record_still_kills_what_its_dead_council_left(project):
     council, _ = interrupted_in_challenge(project, signal.SIGKILL, watchdog_too=True)
     assert processes_of(council.pid)

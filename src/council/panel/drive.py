@@ -31,8 +31,9 @@ from council.context.roomdir import RoomDir
 from council.errors import CouncilError, InterruptedRun, RecordWriteError, UsageError
 from council.progress import Progress
 from council.runner import proctree, reaper
-from council.runs.lock import RecordLock, RecordLocked, holder
+from council.runs.lock import RecordLock, RecordLocked, holder, is_held
 from council.runs.record import Record, now_iso
+from council.runs.store import records
 
 TRACEBACK = "council.err"  # a bug's traceback, in the record
 # What ends a run as Ctrl-C does: each is how a terminal session ends (its window closed:
@@ -131,6 +132,31 @@ def take_over(record: Record, progress: Progress) -> RecordLock:
     return lock
 
 
+def sweep_dead_runs(scratchpad: Path, progress: Progress, newest: int = 10) -> None:
+    """Kill what the newest runs of this scratchpad left running when their council died
+    without its cleanup and its watchdog with it (both killed at once, the OOM killer): a
+    run whose state says `running` while nobody holds its record. Bounded to the newest
+    `newest` records, so a long history costs nothing."""
+    swept, runs = 0, []
+    for other in records(scratchpad)[:newest]:
+        if is_held(other.path):
+            continue  # a live run (this one included)
+        try:
+            saved = json.loads(other.file("state.json").read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(saved, dict) or saved.get("status") != "running":
+            continue
+        named = holder(other.path)
+        pids = {p for p in (saved.get("pid"), named.pid if named else None) if isinstance(p, int)}
+        found = sum(anyio.run(proctree.kill_orphans_of, p) for p in pids if p != os.getpid())
+        if found:
+            swept += found
+            runs.append(other.id)
+    if swept:
+        progress.warn(f"killed {swept} process(es) left running by {', '.join(runs)}, which died")
+
+
 def keep_traceback(exc: BaseException, path: Path) -> None:
     """A bug: its traceback goes into the record, and the exception says where (the command
     line's edge tells the user, and asks for a report)."""
@@ -166,6 +192,7 @@ def run_to_end(
     end) and the guard that checks the user's project around each call."""
     state.pid = os.getpid()
     state.run_started_at = now_iso()
+    sweep_dead_runs(record.path.parent, progress)
     rooms = RoomDir(record.id)
     guard = ProjectGuard(context.root, [f.path for f in context.files], [record.path.parent])
     error: CouncilError | None = None
