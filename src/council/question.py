@@ -27,7 +27,6 @@ def checked_question(text: str) -> str:
     return text.strip()
 
 
-def read_limit() -> int:
-    """How much of a question's source to read: past the cap, the answer is the same refusal,
-    so an endless stdin or `@/dev/zero` is read no further than that."""
-    return QUESTION_CAP + 1
+# How much of a question's source to read: past the cap the answer is the same refusal, so an
+# endless stdin or `@/dev/zero` is read no further than that.
+READ_LIMIT = QUESTION_CAP + 1

@@ -63,15 +63,17 @@ def digest(root: Path) -> dict[str, str]:
     }
 
 
-def configure(project: Project, mode: str) -> None:
+def configure(project: Project, mode: str, *, name: str = "hostile", script: Path | None = None):
+    """A user-defined CLI `name` running `script` (the hostile one by default) with `mode`."""
+    script = script or project.script
     project.write_config(
-        "clis:\n  hostile:\n"
-        f"    command: [{sys.executable}, -I, -S, {project.script}, {project.root}, {mode}]\n"
+        f"clis:\n  {name}:\n"
+        f"    command: [{sys.executable}, -I, -S, {script}, {project.root}, {mode}]\n"
         "    input: stdin\n    version_args: []\n"
     )
 
 
-def debate(project: Project, *extra: str, **env: str):
+def debate(project: Project, *extra: str, critic: str = "hostile", **env: str):
     return project.run(
         "debate",
         QUESTION,
@@ -80,7 +82,7 @@ def debate(project: Project, *extra: str, **env: str):
         "--advocate",
         "sim",
         "--critic",
-        "hostile",
+        critic,
         "--lead",
         "sim",
         "--json",
@@ -174,24 +176,8 @@ def test_a_reply_that_is_one_huge_token_is_bounded_in_what_it_costs_the_others(p
     # 1.5 MB of base64 on one line: 26 words by whitespace, relayed whole before
     script = project.root.parent / "flood.py"
     script.write_text(FLOOD)
-    project.write_config(
-        "clis:\n  flood:\n"
-        f"    command: [{sys.executable}, -I, -S, {script}]\n"
-        "    input: stdin\n    version_args: []\n"
-    )
-    run = project.run(
-        "debate",
-        QUESTION,
-        "--files",
-        "app.py",
-        "--advocate",
-        "sim",
-        "--critic",
-        "flood",
-        "--lead",
-        "sim",
-        "--json",
-    )
+    configure(project, "plain", name="flood", script=script)
+    run = debate(project, critic="flood")
     assert run.returncode == 0, run.stderr
     record = project.root / json.loads(run.stdout)["scratchpad"]
     (challenge,) = [

@@ -20,7 +20,7 @@ from council.cli.app import (
 )
 from council.cli.options import FiniteRange, MultiValueOption
 from council.errors import ExitCode, UsageError
-from council.question import checked_question, read_limit
+from council.question import READ_LIMIT, checked_question
 
 if TYPE_CHECKING:
     from council.config import Config
@@ -37,14 +37,14 @@ def _read_question(question: str) -> str:
                 "pipe the question in, or give it as an argument or @file.md"
             )
         try:
-            text = sys.stdin.read(read_limit())  # an endless stdin is read no further
+            text = sys.stdin.read(READ_LIMIT)  # an endless stdin is read no further
         except UnicodeDecodeError:
             raise UsageError("the question on stdin is not UTF-8 text; send it as UTF-8") from None
     elif question.startswith("@"):
         path = Path(question[1:])
         try:
             with path.open(encoding="utf-8") as source:  # `@/dev/zero` ends at the limit
-                text = source.read(read_limit())
+                text = source.read(READ_LIMIT)
         except UnicodeDecodeError:
             raise UsageError(f"{path} is not UTF-8 text; save the question as UTF-8") from None
         except OSError as exc:

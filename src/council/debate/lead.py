@@ -109,7 +109,7 @@ class Lead:
             watch=self.fences.inspect,
         )
         self.synthesis = Synthesis(self.roster, self.journal, tuning, self.fences)
-        self.journal.max_cost = plan.max_cost
+        self.journal.cap_cost(plan.max_cost, state.every_call)
 
     @property
     def plan(self) -> DebatePlan:

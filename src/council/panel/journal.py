@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from council.panel import budget
@@ -42,7 +43,12 @@ class Journal:
         self.state = state
         self.progress = progress
         self.bus = bus
-        self.max_cost: float | None = None  # USD: no phase but the DECISION past it
+        # The cost cap (USD) and the calls it counts: no phase but the DECISION past it.
+        self._cost_cap: tuple[float, Callable[[], Iterable[Contribution]]] | None = None
+
+    def cap_cost(self, limit: float | None, calls: Callable[[], Iterable[Contribution]]) -> None:
+        """Enter no phase but the DECISION once what `calls` reported costs `limit`."""
+        self._cost_cap = None if limit is None else (limit, calls)
 
     def save(self) -> None:
         self.record.save_state(self.state)
@@ -82,8 +88,9 @@ class Journal:
     async def enter(self, phase: str, round_no: int) -> None:
         """The run moves to `phase`; `BudgetSpent` instead when the cost cap is reached
         (the DECISION is entered whatever was spent: it is built from what exists)."""
-        if self.max_cost is not None and phase != "DECISION":
-            budget.check(self.max_cost, phase, self.state.every_call())  # type: ignore[attr-defined]
+        if self._cost_cap is not None and phase != "DECISION":
+            limit, calls = self._cost_cap
+            budget.check(limit, phase, calls())
         self.state.phase, self.state.round = phase, round_no
         self.state.rounds_run = max(self.state.rounds_run, round_no)
         self.save()
