@@ -27,7 +27,7 @@ LAYERS = {
         "hosts",
         "panel",
     },
-    "protocols": {"debate", "review"},
+    "protocols": {"debate", "review", "protocols"},
     "front ends": {"cli", "mcp", "__main__"},
 }
 ORDER = ["base", "services", "protocols", "front ends"]

@@ -26,8 +26,9 @@ from council.adapters.base import Adapter, Invocation, Request, Tool
 from council.adapters.registry import unregister
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import start_debate
+from council.debate.protocol import DEBATE
 from council.errors import ConfigError
+from council.panel.run import start
 from council.progress import Progress
 
 # A CLI council has never heard of: reads the prompt on stdin, answers with what it saw.
@@ -98,7 +99,7 @@ def test_a_registered_cli_sits_as_a_proxy_in_a_simulated_debate(echo, tmp_path):
     )
     flags = DebateFlags(question="Should the cache be bounded?", files=("app.py",))
     progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115 - closed with the test
-    run = start_debate(flags, config, progress, cwd=project)
+    run = start(DEBATE, flags, config, progress, cwd=project)
     progress.stream.close()
     assert run.exit_code == 0, run.result["warnings"]
     seat = next(s for s in run.result["seats"] if s["name"] == "proxy-echo")

@@ -15,7 +15,8 @@ import pytest
 from council.adapters import adapter_for
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import start_debate
+from council.debate.protocol import DEBATE
+from council.panel.run import start
 from council.progress import Progress
 from council.runner.resolve import resolve_tool
 from project import Project, validate
@@ -89,7 +90,7 @@ def test_a_cli_without_version_sits_as_a_proxy_in_a_simulated_debate(mine, tmp_p
     )
     flags = DebateFlags(question="Should the cache be bounded?", files=("app.py",))
     progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115 - closed with the test
-    run = start_debate(flags, config, progress, cwd=project)
+    run = start(DEBATE, flags, config, progress, cwd=project)
     progress.stream.close()
     assert run.exit_code == 0, run.result["warnings"]
     seat = next(s for s in run.result["seats"] if s["name"] == "proxy-mine")

@@ -30,7 +30,8 @@ from council.adapters.registry import unregister
 from council.config import parse_config
 from council.debate.doctor import report_json, run_doctor
 from council.debate.plan import DebateFlags
-from council.debate.run import start_debate
+from council.debate.protocol import DEBATE
+from council.panel.run import start
 from council.progress import Progress
 from council.runner.resolve import resolve_tool
 
@@ -215,7 +216,7 @@ def test_a_seat_on_a_known_broken_release_runs_with_a_warning_naming_it(echo_bin
     config = parse_config({"roles": {"advocate": "sim", "critic": "sim", **roles}})
     flags = DebateFlags(question="Should the cache be bounded?", files=("app.py",))
     progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115 - closed with the test
-    run = start_debate(flags, config, progress, cwd=project)
+    run = start(DEBATE, flags, config, progress, cwd=project)
     progress.stream.close()
     for seat in run.result["seats"]:
         if seat["cli"] == "echo":

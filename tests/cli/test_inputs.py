@@ -86,7 +86,7 @@ CASES: list[tuple[str, Setup, int, str]] = [
     ("council.yaml binary", config_file(b"\x00\x01\x02"), 4, "council.yaml: the config file is"),
     ("council.yaml not UTF-8", config_file(b"rounds: \xff\n"), 4, "is not UTF-8 text"),
     ("council.yaml a directory", config_file(None), 4, "council.yaml: is a directory"),
-    ("--output onto an input", output_onto_an_input, 2, "one of the debate's own inputs"),
+    ("--output onto an input", output_onto_an_input, 2, "one of the run's own inputs"),
     ("--output into a missing folder", output_into_a_missing_folder, 2, "does not exist"),
     ("--scratchpad a file", scratchpad_is_a_file, 2, "is a file, not a directory for records"),
     ("a 100 KB question", huge_question, 2, "put the long text in a file and give it with"),

@@ -136,7 +136,7 @@ def test_a_bug_is_reported_briefly_with_exit_1(runner, monkeypatch):
     def broken(*_args, **_kwargs):
         raise RuntimeError("planted")
 
-    monkeypatch.setattr("council.debate.run.start_debate", broken)
+    monkeypatch.setattr("council.panel.run.start", broken)
     result = runner.invoke(cli, ["debate", "q", "--sim"], prog_name="council")
     assert result.exit_code == 1
     assert "council: internal error: RuntimeError: planted; this is a bug: please report" in (

@@ -41,7 +41,7 @@ def test_with_only_one_vendor_the_critic_is_the_same_cli():
 
 
 def test_a_lead_of_the_advocates_own_vendor_is_warned_about():
-    from council.debate.run import _own_vendor_lead
+    from council.debate.protocol import _own_vendor_lead
 
     alone = _own_vendor_lead(plan(have=("qwen",)), Config())
     assert alone is not None and "rules on its own vendor's proposal" in alone

@@ -20,10 +20,12 @@ import pytest
 
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import resume_debate, start_debate
+from council.debate.protocol import DEBATE
+from council.panel.run import resume, start
 from council.progress import Progress
 from council.runner import sink
 from council.runs import record as record_module
+from council.runs.record import Record
 
 
 class Disk:
@@ -83,7 +85,8 @@ CONFIG = parse_config({"roles": {"advocate": "sim", "critic": "sim", "lead": "si
 def debate(project: Path):
     progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115 - closed below
     try:
-        return start_debate(
+        return start(
+            DEBATE,
             DebateFlags(question="Redis or Postgres?", files=("app.py",)),
             CONFIG,
             progress,
@@ -137,10 +140,11 @@ def test_a_state_write_failing_mid_run_stops_it_consistent_and_resume_completes_
     assert_agree(state, transcript)
     assert not (run.record.path / "result.json").exists()
 
-    # The disk is fixed: resume picks up from the last consistent state.
+    # The disk is fixed: resume (a new process, its own Record) picks up from the last
+    # consistent state.
     progress = Progress(open(os.devnull, "w"), quiet=True)  # noqa: SIM115
     try:
-        resumed = resume_debate(run.record.id, CONFIG, progress, cwd=project)
+        resumed = resume(DEBATE, Record(run.record.path), CONFIG, progress, cwd=project)
     finally:
         progress.stream.close()
     assert resumed.exit_code == 0, resumed.error

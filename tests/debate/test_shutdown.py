@@ -1,7 +1,7 @@
 """Shutdown that is quick and complete: a second Ctrl-C during the grace period SIGKILLs a CLI
 that ignores SIGTERM at once (its child too), and council exits 130 with nothing left.
 
-council runs in a child process of the test, driven through `start_debate` with a grace
+council runs in a child process of the test, driven through `panel.run.start` with a grace
 period of ten minutes, so that only the escalation can end the run in time: without it the
 test would wait for its own timeout, not pass by luck."""
 
@@ -42,10 +42,11 @@ while True:
 DRIVER = """\
 import sys
 from pathlib import Path
+from council.panel.run import start
 from council.config import parse_config
 from council.panel.calls import Tuning
 from council.debate.plan import DebateFlags
-from council.debate.run import start_debate
+from council.debate.protocol import DEBATE
 from council.progress import Progress
 
 script, marks = sys.argv[1], sys.argv[2]
@@ -54,7 +55,7 @@ config = parse_config({
     "clis": {"stubborn": {"command": [sys.executable, "-I", "-S", script, marks]}},
 })
 progress = Progress(sys.stderr, quiet=False)
-run = start_debate(DebateFlags(question="Stop?"), config, progress, cwd=Path.cwd(),
+run = start(DEBATE, DebateFlags(question="Stop?"), config, progress, cwd=Path.cwd(),
                    tuning=Tuning(grace_s=600))
 print(run.exit_code.value, run.result["status"])
 sys.exit(run.exit_code.value)

@@ -14,9 +14,10 @@ from pathlib import Path
 
 from council.config import parse_config
 from council.panel.calls import Tuning
+from council.panel.run import Run, start
 from council.progress import Progress
 from council.review.plan import ReviewFlags
-from council.review.run import ReviewRun, start_review
+from council.review.protocol import REVIEW
 from review.helpers import SERVICE
 
 CAP_S = 8.0  # a gate that waits longer than this lets the answer go
@@ -66,14 +67,15 @@ def gated_seat(project: Path, timeout_s: float, env: dict[str, str]) -> dict:
 
 def review_of(
     project: Path, clis: dict, reviewers: tuple[str, ...], *, hard: float
-) -> tuple[ReviewRun, str]:
+) -> tuple[Run, str]:
     """One review of SERVICE as `council review -v --format json` runs it in `project`; its
     run and its progress lines (the `[mm:ss] ` stamps left out). `hard`: the hard timeout
     factor."""
     (project / "service.py").write_text(SERVICE)
     config = parse_config({"debate": {"hard_timeout_factor": hard}, "clis": clis})
     stream = io.StringIO()
-    run = start_review(
+    run = start(
+        REVIEW,
         ReviewFlags(files=("service.py",), reviewers=reviewers, format="json"),
         config,
         Progress(stream, verbose=True, live=False),

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import json
 
-from council.debate.run import DebateRun
-from council.review.run import ReviewRun
+from council.panel.run import Run
 
 
-def transcript(run: DebateRun | ReviewRun) -> list[dict]:
+def transcript(run: Run) -> list[dict]:
     path = run.record.path / "transcript.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def stored(run: DebateRun | ReviewRun, stem: str) -> dict:
+def stored(run: Run, stem: str) -> dict:
     """One call as the record's `state.json` keeps it."""
     return json.loads((run.record.path / "state.json").read_text())["calls"][stem]
 
 
-def contribution(run: DebateRun, seat: str, phase: str) -> dict:
+def contribution(run: Run, seat: str, phase: str) -> dict:
     (found,) = [c for c in run.result["contributions"] if c["seat"] == seat and c["phase"] == phase]
     return found
 

@@ -5,7 +5,7 @@ calls run lean (the prompt holds the files whole), the live block while a seat i
 answers a resumed run reuses, a straggler found busy on a resumed run, a replaced advocate's
 call, and a review's answers, never cut.
 
-The runs are in this process (`start_debate`, `resume_debate`, `start_review`), so that
+The runs are in this process (`panel.run.start` and `resume`), so that
 mutation testing (scripts/mutation.sh), which only sees code run in-process, sees how the
 lead asks. Vendor CLIs are the fake ones of tests/fakes; other seats are the simulator,
 through a wrapper (SEAT) that can add a vote line the prompt did not ask for, or hold an
@@ -24,12 +24,13 @@ import pytest
 
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import resume_debate, start_debate
+from council.debate.protocol import DEBATE
 from council.panel import dispatch
 from council.panel.calls import Tuning
+from council.panel.run import resume, start
 from council.progress import Progress
 from council.review.plan import ReviewFlags
-from council.review.run import start_review
+from council.review.protocol import REVIEW
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from panel.gate import SEEN, gated_project, gated_seat
 from panel.record import contribution, stored, transcript
@@ -149,7 +150,7 @@ def test_each_seat_is_asked_for_its_phase_round_and_word_limit_and_votes_only_in
         rounds=3,
         cold=True,  # lean is decided per spawned call (docs/lean.md)
     )
-    run = start_debate(flags, config, Progress(stream, verbose=True, live=True), cwd=project)
+    run = start(DEBATE, flags, config, Progress(stream, verbose=True, live=True), cwd=project)
     assert run.exit_code == 0, run.error
     assert run.result["status"] == "completed"
     lines = shown(stream)
@@ -240,7 +241,7 @@ def test_a_resumed_debate_shows_what_it_reuses_and_finds_a_straggler_asked_again
         rounds=3,
         no_blind=True,
     )
-    first = start_debate(flags, debate_config(40.0), Progress(io.StringIO()), cwd=project)
+    first = start(DEBATE, flags, debate_config(40.0), Progress(io.StringIO()), cwd=project)
     assert first.exit_code == 0, first.error
     state_file = first.record.path / "state.json"
     state = json.loads(state_file.read_text())
@@ -254,8 +255,9 @@ def test_a_resumed_debate_shows_what_it_reuses_and_finds_a_straggler_asked_again
 
     sat_out = {"kind": "system", "meta.status": "skipped"}
     stream = io.StringIO()
-    run = resume_debate(
-        first.record.id,
+    run = resume(
+        DEBATE,
+        first.record,
         debate_config(T, GATE_PHASE="CHALLENGE", GATE_UNTIL=json.dumps(sat_out)),
         Progress(stream, verbose=True, live=True),
         cwd=project,
@@ -326,7 +328,8 @@ def test_a_replaced_advocate_whose_worker_never_answers_is_recorded_under_its_ow
         cold=True,
     )
     stream = io.StringIO()
-    run = start_debate(
+    run = start(
+        DEBATE,
         flags,
         config,
         Progress(stream, verbose=True, live=False),
@@ -356,7 +359,8 @@ def test_a_replaced_advocate_whose_worker_never_answers_is_recorded_under_its_ow
 def test_a_review_asks_for_answers_never_cut_to_their_word_limit(project):
     (project / "service.py").write_text(SERVICE)
     config = parse_config({"clis": {}})
-    run = start_review(
+    run = start(
+        REVIEW,
         ReviewFlags(files=("service.py",), reviewers=("sim", "sim"), format="json"),
         config,
         Progress(io.StringIO()),

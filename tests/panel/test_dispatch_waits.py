@@ -4,7 +4,7 @@ cut, the argv, the stderr tail), a change to the project found after a call, and
 presumed dead: given up on at its deadline, freeing its seat for the phase still collecting,
 and never holding up the end of the run.
 
-The runs are in this process (`start_debate`, `start_review`), so that mutation testing sees
+The runs are in this process (`panel.run.start`), so that mutation testing sees
 the lead's waiting. A seat is the simulator behind SEAT, which can hold its answer to one phase
 until the record's transcript shows what the test needs (as in test_stragglers), and write
 into the project during one phase.
@@ -21,11 +21,11 @@ import pytest
 
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import DebateRun, start_debate
+from council.debate.protocol import DEBATE
 from council.panel import dispatch
 from council.panel.calls import Tuning
+from council.panel.run import Run, start
 from council.progress import Progress
-from council.review.run import ReviewRun
 from council.runner import confine
 from panel.gate import SEEN, gated_project, gated_seat, review_of
 from panel.record import answer_of, asks_of, contribution, stored, transcript
@@ -81,13 +81,14 @@ def shown(stream: io.StringIO) -> str:
 
 def debate(
     project: Path, clis: dict, *, hard: float = 4.0, grace: float = 1.0, **flags
-) -> tuple[DebateRun, str]:
+) -> tuple[Run, str]:
     """One debate as `council debate -v` runs it on a terminal; its run and what the terminal
     showed. `hard`: the hard timeout factor; `grace`: between SIGTERM and SIGKILL."""
     settings = {"hard_timeout_factor": hard, "words": {"challenge": 120}}
     config = parse_config({"debate": settings, "clis": clis})
     stream = io.StringIO()
-    run = start_debate(
+    run = start(
+        DEBATE,
         DebateFlags(question=QUESTION, files=("app.py",), lead="sim", **flags),
         config,
         Progress(stream, verbose=True, live=True),
@@ -276,7 +277,7 @@ def test_the_lead_gives_up_on_a_straggler_whose_worker_never_answers_before_the_
 
 def review(
     project: Path, clis: dict, reviewers: tuple[str, ...], *, hard: float = 1.5
-) -> tuple[ReviewRun, str]:
+) -> tuple[Run, str]:
     """One review as `council review -v --format json` runs it (panel/gate.py)."""
     return review_of(project, clis, reviewers, hard=hard)
 

@@ -1,7 +1,7 @@
 """How the lead waits for the seats it asked (protocol.md section 3, "Timeouts and progressive
 wait"), seen in what a user gets: the record, the result and the progress lines.
 
-The debates run in this process through `start_debate`, on simulator seats with controlled
+The debates run in this process through `panel.run.start`, on simulator seats with controlled
 delays, so that mutation testing (scripts/mutation.sh), which only sees code run in-process,
 sees the lead's waiting too. They go through the public API only: they hold whatever the
 dispatch code looks like inside.
@@ -18,7 +18,8 @@ import pytest
 
 from council.config import parse_config
 from council.debate.plan import DebateFlags
-from council.debate.run import DebateRun, resume_debate, start_debate
+from council.debate.protocol import DEBATE
+from council.panel.run import Run, resume, start
 from council.progress import Progress
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
@@ -39,12 +40,13 @@ def sim_seat(phases: str = "", **env: str) -> dict:
     return {"adapter": "sim", "timeout_s": T, "env": {"COUNCIL_SIM_PHASES": phases, **env}}
 
 
-def debate(project: Path, clis: dict, **flags) -> tuple[DebateRun, str]:
+def debate(project: Path, clis: dict, **flags) -> tuple[Run, str]:
     """One debate as `council debate -v` runs it; its run and its progress lines (the
     `[mm:ss] ` stamps left out)."""
     config = parse_config({"debate": {"hard_timeout_factor": 1.5}, "clis": clis})
     stream = io.StringIO()
-    run = start_debate(
+    run = start(
+        DEBATE,
         DebateFlags(question=QUESTION, files=("app.py",), **flags),
         config,
         Progress(stream, verbose=True, live=False),
@@ -53,12 +55,12 @@ def debate(project: Path, clis: dict, **flags) -> tuple[DebateRun, str]:
     return run, re.sub(r"^\[\d\d:\d\d\] ", "", stream.getvalue(), flags=re.MULTILINE)
 
 
-def transcript(run: DebateRun) -> list[dict]:
+def transcript(run: Run) -> list[dict]:
     path = run.record.path / "transcript.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def contribution(run: DebateRun, seat: str, phase: str) -> dict:
+def contribution(run: Run, seat: str, phase: str) -> dict:
     (found,) = [c for c in run.result["contributions"] if c["seat"] == seat and c["phase"] == phase]
     return found
 
@@ -174,8 +176,8 @@ def test_a_resumed_debate_reuses_every_answer_on_disk_and_asks_again_for_the_res
 
     stream = io.StringIO()
     config = parse_config({"clis": clis})
-    resumed = resume_debate(
-        run.record.id, config, Progress(stream, verbose=True, live=False), cwd=project
+    resumed = resume(
+        DEBATE, run.record, config, Progress(stream, verbose=True, live=False), cwd=project
     )
     assert resumed.exit_code == 0, resumed.error
     again = count.read_text().splitlines()[len(first) :]

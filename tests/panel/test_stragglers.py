@@ -5,7 +5,7 @@ the prompts and the progress lines. A seat still answering an earlier ask sits a
 it is asked then, its prompt holding its own late answer; a worker that never answers is
 given up on (`error`, "no answer from its worker") and its seat is free again.
 
-The runs are in this process (`start_debate`, `start_review`), so that mutation testing sees
+The runs are in this process (`panel.run.start`), so that mutation testing sees
 the lead's waiting. Which event comes first is not left to racing delays: a gated seat holds
 its answer to one phase until the record's transcript shows what the test needs to have
 happened (see GATE), so the order holds however busy the machine is.
@@ -23,11 +23,11 @@ import pytest
 from council.config import parse_config
 from council.context.fences import Fences
 from council.debate.plan import DebateFlags
-from council.debate.run import DebateRun, start_debate
+from council.debate.protocol import DEBATE
 from council.panel import dispatch
 from council.panel.calls import Tuning
+from council.panel.run import Run, start
 from council.progress import Progress
-from council.review.run import ReviewRun
 from panel.gate import SEEN, gated_project, gated_seat, review_of
 from panel.record import answer_of, asks_of, contribution, stored, transcript
 
@@ -69,14 +69,15 @@ def debate(
     grace: float = 1.0,
     live: bool = False,
     **flags,
-) -> tuple[DebateRun, str]:
+) -> tuple[Run, str]:
     """One debate as `council debate -v` runs it; its run and its progress lines (the
     `[mm:ss] ` stamps left out). `hard`: the hard timeout factor (by default long enough that
     a gated straggler is never killed at its hard limit); `grace`: between SIGTERM and
     SIGKILL; `live`: with the live block of a terminal."""
     config = parse_config({"debate": {"hard_timeout_factor": hard}, "clis": clis})
     stream = io.StringIO()
-    run = start_debate(
+    run = start(
+        DEBATE,
         DebateFlags(question=QUESTION, files=("app.py",), **flags),
         config,
         Progress(stream, verbose=True, live=live),
@@ -169,7 +170,7 @@ REBUTTAL_ASKED = {"kind": "dm", "to": "critic", "action": "REBUTTAL"}
 FOUND_BUSY = {"kind": "system", "phase": "REBUTTAL", "meta.status": "busy"}
 
 
-def freed_debate(project: Path, **critic_env: str) -> tuple[DebateRun, str]:
+def freed_debate(project: Path, **critic_env: str) -> tuple[Run, str]:
     return debate(
         project,
         {
@@ -260,7 +261,7 @@ def stuck(phase: str) -> dict:
     }
 
 
-def stuck_debate(project: Path, monkeypatch, phase: str, **flags) -> tuple[DebateRun, str]:
+def stuck_debate(project: Path, monkeypatch, phase: str, **flags) -> tuple[Run, str]:
     """A debate whose advocate's `phase` call never ends."""
     monkeypatch.setattr(dispatch, "WORKER_MARGIN_S", STUCK_MARGIN_S)
     clis = {"sim-stuck": stuck(phase)}
@@ -324,7 +325,7 @@ LATE = "reviewer-sim-late"
 CHECKERS = ("reviewer-sim-check", "reviewer-sim-check-2")
 
 
-def review_by(project: Path, clis: dict, reviewers: tuple[str, ...]) -> tuple[ReviewRun, str]:
+def review_by(project: Path, clis: dict, reviewers: tuple[str, ...]) -> tuple[Run, str]:
     """One review as `council review -v --format json` runs it (panel/gate.py), with a hard
     limit long enough that a gated straggler is never killed at it."""
     return review_of(project, clis, reviewers, hard=6.0)
@@ -334,7 +335,7 @@ def busy_for_cross_check(seat: str) -> dict:
     return {"kind": "system", "phase": "CROSS_CHECK", "meta.status": "busy", "meta.seat": seat}
 
 
-def review(project: Path, until: dict, **late_env: str) -> tuple[ReviewRun, str]:
+def review(project: Path, until: dict, **late_env: str) -> tuple[Run, str]:
     """A review by two reviewers and a straggler whose REVIEW answers once the lead has
     found it busy for the CROSS_CHECK."""
     clis = {
@@ -344,7 +345,7 @@ def review(project: Path, until: dict, **late_env: str) -> tuple[ReviewRun, str]
     return review_by(project, clis, ("sim-check", "sim-check", "sim-late"))
 
 
-def reviewer(run: ReviewRun, name: str) -> dict:
+def reviewer(run: Run, name: str) -> dict:
     return next(r for r in run.result["reviewers"] if r["name"] == name)
 
 
@@ -409,7 +410,7 @@ REPAIRING = "reviewer-sim-garbled"
 CUT = {"COUNCIL_SIM_WORDS": "9", "COUNCIL_SIM_PHASES": "REVIEW"}  # a review that is no JSON
 
 
-def two_busy_review(project: Path, repair_until: dict, **late_env: str) -> tuple[ReviewRun, str]:
+def two_busy_review(project: Path, repair_until: dict, **late_env: str) -> tuple[Run, str]:
     clis = {
         "sim-late": gated(project, "REVIEW", busy_for_cross_check(REPAIRING), **late_env),
         "sim-garbled": gated(project, "REVIEW_REPAIR", repair_until, **CUT),

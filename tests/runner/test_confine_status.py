@@ -44,7 +44,7 @@ def doctor() -> tuple[int, str]:
 
 
 def setup_note() -> str | None:
-    """The warning a run's setup report gives (debate/run.py, review/run.py)."""
+    """The warning a run's setup report gives (panel/run.py)."""
     note = protection_note()
     if note is not None and note.startswith("no write confinement") and os.geteuid() == 0:
         assert note.endswith(AS_ROOT)

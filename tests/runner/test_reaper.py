@@ -55,7 +55,7 @@ async def test_a_setsid_double_fork_env_i_grandchild_is_killed_when_its_call_end
     assert env_path is not None
     command = (sys.executable, "-I", "-S", str(script), str(pid_file), env_path)
     adapter = CustomAdapter(CliSettings(name="escaper", adapter="custom", command=command))
-    with reaper.subreaper() as enabled:  # as a debate's run is (debate/run.py)
+    with reaper.subreaper() as enabled:  # as every run is (panel/drive.py)
         assert enabled
         outcome = await run_call(
             adapter,

@@ -74,15 +74,18 @@ def test_resume_refuses_an_output_that_is_one_of_the_debates_inputs(tmp_path):
     before = (project.root / "app.py").read_text()
     run = project.run("resume", "last", "--output", "app.py")
     assert run.returncode == 2
-    assert "--output app.py is one of the debate's own inputs" in run.stderr
+    assert "--output app.py is one of the run's own inputs" in run.stderr
     assert (project.root / "app.py").read_text() == before
 
 
-def test_resume_of_a_review_says_it_takes_no_output(tmp_path):
+def test_resume_of_an_ended_review_writes_its_findings_to_the_output_in_its_suffix_form(tmp_path):
     project = Project(tmp_path)
     assert project.run("review", "--files", "app.py", "--sim").returncode in (0, 6)
-    run = project.run("resume", "last", "--output", "out.md")
-    assert run.returncode == 2 and "writes the --output it was started with" in run.stderr
+    run = project.run("resume", "last", "--output", "out.sarif")
+    assert run.returncode in (0, 6) and "already ended" in run.stderr
+    assert json.loads((project.root / "out.sarif").read_text())["version"] == "2.1.0"
+    refused = project.run("resume", "last", "--output", "app.py")
+    assert refused.returncode == 2 and "one of the run's own inputs" in refused.stderr
 
 
 def test_a_detached_debate_refuses_an_output_it_could_never_write(tmp_path):

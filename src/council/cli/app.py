@@ -23,8 +23,8 @@ from council.errors import CouncilError, ExitCode
 
 if TYPE_CHECKING:
     from council.config import Config
+    from council.panel.run import RunProtocol
     from council.progress import Progress
-    from council.runs.record import Record
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -199,11 +199,16 @@ def cli(ctx: click.Context, config_path: Path | None, verbose: bool, quiet: bool
     ctx.obj = CliState(config_path, verbose, quiet)
 
 
-def announce_detached(record: Record, as_json: bool) -> ExitCode:
-    """What `debate --detach` and `review --detach` print: the id and the record (as JSON with
-    --json), and on stderr how to follow the run."""
+def detach_run(
+    state: CliState, protocol: RunProtocol, flags: Any, config: Config, as_json: bool
+) -> ExitCode:
+    """`debate --detach` and `review --detach`: start the run in a process of its own, then
+    print its id and record (as JSON with --json), and on stderr how to follow it."""
     import json
 
+    from council.panel.run import detach
+
+    record = detach(protocol, flags, config, state.progress(), council_args=state.global_args())
     shown = record.display()
     if as_json:
         click.echo(json.dumps({"id": record.id, "record": shown}))

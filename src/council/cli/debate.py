@@ -1,31 +1,24 @@
-"""`council debate` and `council resume` (of a debate or a review): run the protocol, print
-its result."""
+"""`council debate`: run a debate, print its DECISION."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from council.cli.app import (
     CliState,
-    announce_detached,
     cli,
     collect_from_now,
+    detach_run,
     output_options,
     run_options,
 )
 from council.cli.options import FiniteRange, MultiValueOption
+from council.cli.results import check_output, emit_run
 from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
-
-if TYPE_CHECKING:
-    from council.config import Config
-    from council.debate.plan import DebateFlags as DebatePlanFlags
-    from council.debate.run import DebateRun
 
 
 def _read_question(question: str) -> str:
@@ -54,73 +47,6 @@ def _read_question(question: str) -> str:
     else:
         text = question
     return checked_question(text)
-
-
-def emit_result(
-    result: dict[str, Any],
-    exit_code: ExitCode,
-    error: str | None,
-    *,
-    as_json: bool,
-    output: Path | None = None,
-) -> ExitCode:
-    """What `debate` prints when a run ends, and `wait` and `resume` alike: the result on
-    stdout (Markdown, or JSON with `as_json`) when a DECISION was reached, the error and the
-    record's path on stderr."""
-    import json
-
-    from council.debate.result import render_markdown
-
-    markdown = render_markdown(result)
-    as_text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-    # JSON always (a script in CI needs the status of a failed run too); the Markdown
-    # DECISION only when there is one.
-    if as_json or result["status"] in ("completed", "degraded"):
-        click.echo(as_text if as_json else markdown, nl=False)
-    if error is not None:
-        click.echo(f"council: {error}", err=True)
-    if dropped := [s for s in result["seats"] if s["status"] == "dropped"]:
-        click.echo("dropped: " + ", ".join(f"{s['name']} ({s['cli']})" for s in dropped), err=True)
-    click.echo(f"saved: {result['scratchpad']}", err=True)
-    if output is not None:
-        _write_output(output, as_text if output.suffix == ".json" else markdown)
-    return exit_code
-
-
-def check_output(output: Path | None, files: tuple[str, ...], question: str) -> None:
-    """Before any CLI runs: --output must be writable, and never one of the inputs."""
-    if output is None:
-        return
-    target = output.expanduser().resolve()
-    folder = target.parent
-    if not folder.is_dir():
-        raise UsageError(f"--output {output}: the folder {folder} does not exist; create it first")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"--output {output}: the folder {folder} is not writable")
-    if target.is_dir():
-        raise UsageError(f"--output {output} is a directory; give a file name")
-    inputs = [Path(f).expanduser().resolve() for f in files]
-    if question.startswith("@"):
-        inputs.append(Path(question[1:]).expanduser().resolve())
-    if target in inputs:
-        raise UsageError(
-            f"--output {output} is one of the debate's own inputs and would be overwritten; "
-            "write the result somewhere else"
-        )
-
-
-def _write_output(output: Path, text: str) -> None:
-    from council.atomicio import write_output
-
-    try:
-        write_output(output.expanduser(), text)
-    except OSError as exc:
-        raise UsageError(f"cannot write --output {output}: {exc.strerror}") from None
-
-
-def _emit_run(run: DebateRun, as_json: bool, output: Path | None) -> ExitCode:
-    error = str(run.error) if run.error is not None else None
-    return emit_result(run.result, run.exit_code, error, as_json=as_json, output=output)
 
 
 json_option = click.option(
@@ -229,7 +155,8 @@ def debate(
     In the background: council debate "..." --files app.py --detach, then council wait last
     """
     from council.debate.plan import DebateFlags
-    from council.debate.run import start_debate
+    from council.debate.protocol import DEBATE
+    from council.panel.run import start
 
     if not question:
         raise UsageError(
@@ -270,57 +197,7 @@ def debate(
                 "--output with --detach: the run ends in the background; write its result "
                 "then with `council wait ID > FILE` (or `council show ID --json > FILE`)"
             )
-        return _detach(state, flags, config, as_json)
+        return detach_run(state, DEBATE, flags, config, as_json)
     collect_from_now()
-    run = start_debate(flags, config, state.progress())
-    return _emit_run(run, as_json, output)
-
-
-def _detach(state: CliState, flags: DebatePlanFlags, config: Config, as_json: bool) -> ExitCode:
-    from council.debate.run import detach_debate
-
-    record = detach_debate(flags, config, state.progress(), council_args=state.global_args())
-    return announce_detached(record, as_json)
-
-
-@cli.command()
-@click.argument("debate_id", metavar="ID")
-@json_option
-@output_option
-@click.option("--scratchpad", metavar="DIR", help="Where records are (default .scratchpad).")
-@output_options
-@click.pass_obj
-def resume(
-    state: CliState, debate_id: str, as_json: bool, output: Path | None, scratchpad: str | None
-) -> ExitCode:
-    """Continue an interrupted or failed debate or review, reusing every reply already on
-    disk.
-
-    Example: council resume debate-20261122-143005-k3x9
-    """
-    from council.debate.run import resume_debate
-    from council.runs.record import kind_of
-    from council.runs.store import find_run, read_state
-
-    config = state.config()
-    pad = Path(scratchpad or config.scratchpad).expanduser().absolute()
-    record = find_run(pad, debate_id)
-    if output is not None and kind_of(record.id) == "review":
-        raise UsageError(
-            f"--output with the resume of a review: {record.id} writes the --output it was "
-            "started with; resume it without, then `council show` it in the form you need"
-        )
-    # Never one of the run's own inputs, as when it started.
-    plan = read_state(record).get("plan") if output is not None else None
-    files = tuple(str(f) for f in (plan or {}).get("files") or ()) if isinstance(plan, dict) else ()
-    check_output(output, files, "")
-    collect_from_now()
-    if kind_of(record.id) == "review":
-        from council.cli.review import emit_review_run
-        from council.review.run import resume_review
-
-        review = resume_review(record, config, state.progress(), cwd=Path.cwd())
-        form = "json" if as_json else review.record.read_json("state.json")["plan"]["format"]
-        return emit_review_run(review, form)
-    run = resume_debate(str(record.path), config, state.progress(), scratchpad=scratchpad)
-    return _emit_run(run, as_json, output)
+    run = start(DEBATE, flags, config, state.progress())
+    return emit_run(run, "json" if as_json else "md", output)

@@ -5,55 +5,23 @@ or above `--fail-on` has a majority's support."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from council.cli.app import (
     CliState,
-    announce_detached,
     cli,
     collect_from_now,
+    detach_run,
     output_options,
     run_options,
 )
 from council.cli.options import MultiValueOption
+from council.cli.results import emit_run
 from council.errors import ExitCode
-
-if TYPE_CHECKING:
-    from council.config import Config
-    from council.review.plan import ReviewFlags
-    from council.review.run import ReviewRun
 
 SEVERITIES = ("low", "medium", "high", "critical")
 FORMATS = ("md", "json", "sarif")
-
-
-def emit_review(
-    result: dict[str, Any], exit_code: ExitCode, error: str | None, *, form: str
-) -> ExitCode:
-    """What `review` prints when a review ends, and `wait` and `resume` alike: the result on
-    stdout in `form` when the review reached its findings, the error and the record's path on
-    stderr."""
-    from council.review.result import render
-
-    if result["status"] in ("completed", "degraded"):
-        click.echo(render(result, form), nl=False)
-        if result["gate"]["blocking"]:
-            shown = ", ".join(result["gate"]["blocking"])
-            click.echo(
-                f"council: blocking findings at --fail-on {result['gate']['fail_on']}: {shown}",
-                err=True,
-            )
-    if error is not None:
-        click.echo(f"council: {error}", err=True)
-    click.echo(f"saved: {result['scratchpad']}", err=True)
-    return exit_code
-
-
-def emit_review_run(run: ReviewRun, form: str) -> ExitCode:
-    error = str(run.error) if run.error is not None else None
-    return emit_review(run.result, run.exit_code, error, form=form)
 
 
 @cli.command()
@@ -150,8 +118,9 @@ def review(
 
     Offline: council review --files app.py --sim
     """
+    from council.panel.run import start
     from council.review.plan import ReviewFlags
-    from council.review.run import start_review
+    from council.review.protocol import REVIEW
 
     if as_json and form not in (None, "json") and not detach:
         raise click.UsageError(f"--json and --format {form} ask for two outputs: give one")
@@ -176,14 +145,6 @@ def review(
     )
     config = state.config()
     if detach:
-        return _detach(state, flags, config, as_json)
+        return detach_run(state, REVIEW, flags, config, as_json)
     collect_from_now()
-    run = start_review(flags, config, state.progress())
-    return emit_review_run(run, chosen)
-
-
-def _detach(state: CliState, flags: ReviewFlags, config: Config, as_json: bool) -> ExitCode:
-    from council.review.run import detach_review
-
-    record = detach_review(flags, config, state.progress(), council_args=state.global_args())
-    return announce_detached(record, as_json)
+    return emit_run(start(REVIEW, flags, config, state.progress()), chosen)

@@ -1,18 +1,19 @@
-"""Living with runs: `wait`, `status`, `list`, `show`, `cancel`, and the hidden command a
-detached run executes. A run is named by its id, any unique prefix of it, or `last`."""
+"""Living with runs: `wait`, `status`, `list`, `show`, `cancel`, `resume`, and the hidden
+command a detached run executes. A run is named by its id, any unique prefix of it, or `last`."""
 
 from __future__ import annotations
 
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from council.cli.app import CliState, cli, collect_from_now
-from council.cli.debate import emit_result, json_option
+from council.cli.app import CliState, cli, collect_from_now, output_options
+from council.cli.debate import json_option, output_option
 from council.cli.options import FiniteRange
+from council.cli.results import check_output, emit, emit_run
 from council.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ def wait(
 
     Example: council wait last --timeout 100
     """
+    from council.panel.run import load_result
+    from council.protocols import protocol_of
     from council.runs.store import (
         new_progress_lines,
         read_state,
@@ -102,17 +105,9 @@ def wait(
         code = ExitCode.INTERRUPTED
     else:
         code = ExitCode(run_state.get("exit_code") or 0)
-    from council.runs.record import kind_of
-
-    if kind_of(record.id) == "review":
-        from council.cli.review import emit_review
-        from council.review.result import load_result as load_review
-
-        form = "json" if as_json else run_state.get("plan", {}).get("format", "md")
-        return emit_review(load_review(record, run_state), code, error, form=form)
-    from council.debate.result import load_result
-
-    return emit_result(load_result(record, run_state), code, error, as_json=as_json)
+    protocol = protocol_of(record)
+    form = "json" if as_json else protocol.default_form(run_state.get("plan") or {})
+    return emit(protocol, load_result(protocol, record, run_state), code, error, form=form)
 
 
 def _read_cursor(path: Path) -> int:
@@ -216,40 +211,24 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
 
     Example: council show last --html
     """
-    import json
-
-    from council.debate.result import load_result, render_markdown
-    from council.runs.record import kind_of
+    from council.panel.run import load_result, rendered
+    from council.protocols import protocol_of
     from council.runs.store import read_state, settled_state
 
     record = _find(state, run_id, scratchpad)
+    protocol = protocol_of(record)
     run_state = settled_state(record, read_state(record))
-    if kind_of(record.id) == "review":
-        return _show_review(record, run_state, form)
-    if form == "sarif":
-        raise UsageError(f"{record.id} is a debate: SARIF is for a review's findings")
-    result = load_result(record, run_state)
+    if form not in ("json", "html", *protocol.forms):
+        raise UsageError(f"{record.id} is a {protocol.kind}: --{form} is not one of its forms")
+    result = load_result(protocol, record, run_state)
     if form == "html":
         # Here, not at the top: Jinja2 and the report stay out of `council --version`.
         from council.debate.report import REPORT, write_report
 
         write_report(record, result, run_state)
         click.echo(record.display() + REPORT)
-    elif form == "json":
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        click.echo(render_markdown(result), nl=False)
-    return ExitCode.OK
-
-
-def _show_review(record: Record, run_state: dict[str, Any], form: str) -> ExitCode:
-    from council.review.result import load_result, render
-
-    if form == "html":
-        raise UsageError(
-            f"{record.id} is a review: no HTML page for reviews yet; use --md, --json or --sarif"
-        )
-    click.echo(render(load_result(record, run_state), form), nl=False)
+        click.echo(rendered(protocol, result, form), nl=False)
     return ExitCode.OK
 
 
@@ -284,18 +263,45 @@ def cancel(state: CliState, run_id: str, scratchpad: str | None) -> ExitCode:
 def run_detached(state: CliState, record_path: Path, lock_fd: int) -> ExitCode:
     """The process `council debate --detach` (or `review --detach`) starts: runs the
     prepared record."""
-    from council.runs.record import kind_of
+    from council.panel.run import run_detached as run_prepared
+    from council.protocols import protocol_of
 
     config = state.config()
     collect_from_now()
     # stderr is the record's progress.log: the progress lines are the log.
-    if kind_of(record_path.name) == "review":
-        from council.review.run import run_detached_review
-
-        code = run_detached_review(record_path, lock_fd, config, state.progress()).exit_code
-    else:
-        from council.debate.run import run_detached
-
-        code = run_detached(record_path, lock_fd, config, state.progress()).exit_code
+    protocol = protocol_of(record_path.name)
+    code = run_prepared(protocol, record_path, lock_fd, config, state.progress()).exit_code
     sys.stderr.flush()
     return code
+
+
+@cli.command()
+@run_id_argument
+@json_option
+@output_option
+@scratchpad_option
+@output_options
+@click.pass_obj
+def resume(
+    state: CliState, run_id: str, as_json: bool, output: Path | None, scratchpad: str | None
+) -> ExitCode:
+    """Continue an interrupted or failed debate or review, reusing every reply already on
+    disk.
+
+    Example: council resume debate-20261122-143005-k3x9
+    """
+    from council.panel.run import resume as resume_run
+    from council.protocols import protocol_of
+    from council.runs.store import read_state
+
+    config = state.config()
+    record = _find(state, run_id, scratchpad)
+    protocol = protocol_of(record)
+    # Never one of the run's own inputs, as when it started.
+    plan = read_state(record).get("plan") if output is not None else None
+    files = tuple(str(f) for f in (plan or {}).get("files") or ()) if isinstance(plan, dict) else ()
+    check_output(output, files, "")
+    collect_from_now()
+    run = resume_run(protocol, record, config, state.progress(), cwd=Path.cwd())
+    form = "json" if as_json else protocol.default_form(run.state.plan)
+    return emit_run(run, form, output)

@@ -11,7 +11,7 @@ nothing above set them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from council.adapters import adapter_for, default_order
@@ -36,6 +36,7 @@ from council.panel.seat import (
     timeouts_by_cli,
     unique_seat_name,
 )
+from council.panel.setup import RunSetup, shared_setup
 
 CALLER = "caller"
 ROUNDS = range(2, 6)
@@ -68,40 +69,20 @@ class DebateFlags:
     max_cost: float | None = None  # --max-cost USD
 
 
-@dataclass(frozen=True)
-class DebatePlan:
+@dataclass(frozen=True, kw_only=True)
+class DebatePlan(RunSetup):
     question: str
     advocate: SeatPlan
     critic: SeatPlan
     proxies: tuple[SeatPlan, ...]
     lead: SeatPlan | None  # None: the calling IDE agent writes the DECISION (--lead caller)
-    rounds: int = 2
     quorum: int = 1
-    files: tuple[str, ...] = ()
-    diff_ref: str | None = None
     words: Mapping[str, int] = field(default_factory=dict)
-    file_lines: int = 500
-    total_lines: int = 2000
-    context_lines: int = 15
-    ready_timeout_s: float = 60.0
-    hard_timeout_factor: float = 1.5
     blind: bool = True  # the BLIND TAKE phase beside the PROPOSAL
-    # Seats that keep their CLI running as a warm worker, in seat order (runner/warm.py);
-    # 0: every call spawns its CLI (--cold).
-    max_warm_seats: int = 0
-    lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
-    # What a suspect seat's vote does (context/fences.py): warn (counted) | exclude.
-    on_injection: str = "warn"
     max_cost: float | None = None  # USD the reported cost may reach; None: no cap
     # `quorum.distinct`: off | vendor | family, what counts as one voice in the quorum of
     # challenges and the tally of votes (debate/votes.py).
     distinct: str = "off"
-    simulated: bool = False
-    allow_outside: bool = False
-    allow_secrets: bool = False
-    scratchpad: str = ".scratchpad"
-    extra_patterns: tuple[str, ...] = ()
-    allow_files: tuple[str, ...] = ()
 
     @property
     def seats(self) -> tuple[SeatPlan, ...]:
@@ -119,18 +100,13 @@ class DebatePlan:
             labels[seat.name] = f"Seat {chr(ord('A') + i)} ({seat.role})"
         return labels
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> DebatePlan:
-        values = dict(data)
+        values = cls.known_fields(data)
         for key in ("advocate", "critic"):
             values[key] = SeatPlan(**values[key])
         values["proxies"] = tuple(SeatPlan(**p) for p in values["proxies"])
         values["lead"] = SeatPlan(**values["lead"]) if values["lead"] else None
-        for key in ("files", "extra_patterns", "allow_files"):
-            values[key] = tuple(values[key])
         return cls(**values)
 
 
@@ -303,27 +279,13 @@ def resolve_plan(
         lead=lead,
         rounds=rounds,
         quorum=quorum,
-        files=flags.files,
-        diff_ref=flags.diff,
         words=dict(debate.words),
-        file_lines=debate.file_lines,
-        total_lines=debate.total_lines,
-        context_lines=debate.context_lines,
-        ready_timeout_s=debate.ready_timeout_s,
-        hard_timeout_factor=debate.hard_timeout_factor,
         blind=settings["blind"].value,
-        max_warm_seats=0 if flags.cold else debate.max_warm_seats,
-        lean=not flags.no_lean,
-        on_injection=debate.on_injection,
         max_cost=flags.max_cost if flags.max_cost is not None else debate.max_cost,
         distinct=config.quorum.distinct,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.
         simulated=flags.sim or all(_adapter_name(s.cli, config) == "sim" for s in everyone),
-        allow_outside=flags.allow_outside,
-        allow_secrets=flags.allow_secrets,
-        scratchpad=flags.scratchpad or config.scratchpad,
-        extra_patterns=config.redact.extra_patterns,
-        allow_files=config.redact.allow_files,
+        **shared_setup(flags, config),
     )
 
 

@@ -13,8 +13,6 @@ from council.context.fences import injection_summary
 from council.debate.state import DebateState
 from council.panel.budget import dollars, spend_of
 from council.panel.contribution import participant, run_usage, served_by, total_usage
-from council.runs.record import Record
-from council.runs.store import stored_or_built_result
 
 SCHEMA_ID = "council.result/v1"
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "result.schema.json"
@@ -23,12 +21,6 @@ SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "result.schema.json"
 @cache
 def result_schema() -> dict[str, Any]:
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-
-
-def load_result(record: Record, state: dict[str, Any]) -> dict[str, Any]:
-    """A record's result: `result.json` once the run wrote it at its end, else the result its
-    state gives so far (a run still going, or one whose process died)."""
-    return stored_or_built_result(record, state, "debate", DebateState.from_json, build_result)
 
 
 def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from council.debate.result import load_result, render_markdown
+from council.debate.protocol import DEBATE
+from council.debate.result import render_markdown
+from council.panel.run import load_result
 from council.runs.record import Record
 from council.runs.store import read_state, settled_state, summarize
 
@@ -76,7 +78,7 @@ def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
     summary = summarize(record, state)
     error = state.get("error")
     code = int(state.get("exit_code") or 0)
-    result = load_result(record, state)
+    result = load_result(DEBATE, record, state)
     seats = tuple(
         {"name": s["name"], "role": s["role"], "cli": s["cli"], "status": s["status"]}
         for s in result["seats"]

@@ -101,13 +101,19 @@ class Council:
         return find_run(Path(pad).expanduser().absolute(), run_id)
 
     def start(self, flags: DebateFlags) -> Record:
-        from council.debate.run import detach_debate
+        from council.debate.protocol import DEBATE
+        from council.panel.run import detach
 
         progress = Progress(
             sys.stderr, quiet=self.settings.quiet, verbose=self.settings.verbose, live=False
         )
-        return detach_debate(
-            flags, self.config(), progress, cwd=Path.cwd(), council_args=self.settings.council_args
+        return detach(
+            DEBATE,
+            flags,
+            self.config(),
+            progress,
+            cwd=Path.cwd(),
+            council_args=self.settings.council_args,
         )
 
     async def ended(self, record: Record) -> CallToolResult:

@@ -4,8 +4,8 @@ quoted by later prompts, and reused by a resumed run when its status is ok or la
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Self
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from council.panel.messages import Reply
@@ -161,24 +161,3 @@ def served_text(asked: str | None, served: list[str] | None) -> str:
     if asked is None or [asked] == list(served):
         return f"{shown} served"
     return f"{asked} asked, {shown} served"
-
-
-class StoredCalls:
-    """What a run's state (a dataclass with `calls`: stem -> call) shares, debate or review:
-    its JSON round trip and its ended calls as contributions."""
-
-    calls: dict[str, dict[str, Any]]
-
-    def to_json(self) -> dict[str, Any]:
-        # Shallow: every field already holds plain JSON values (calls are stored as dicts),
-        # and a deep copy of the whole run after every reply was most of a save's cost.
-        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Self:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}  # type: ignore[attr-defined]
-        return cls(**known)
-
-    def contribution(self, stem: str) -> Contribution | None:
-        data = self.calls.get(stem)
-        return Contribution(**data) if data is not None and "seat" in data else None

@@ -5,40 +5,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any
 
 from council.panel import budget
 from council.panel.bus import RECORD, Bus, Kind, Message
 from council.panel.contribution import Contribution
 from council.panel.messages import LEAD
+from council.panel.state import RunState
 from council.progress import Progress
 from council.runs.record import Record
 from council.safetext import clean
 
 
-class PanelState(Protocol):
-    """What a protocol's state (a debate's, a review's) offers the panel: where the run is,
-    its stored calls and its warnings, and its `state.json` form."""
-
-    id: str
-    plan: dict[str, Any]
-    phase: str
-    round: int
-    rounds_run: int
-    seats: dict[str, dict[str, Any]]
-    status: str
-
-    def contribution(self, stem: str) -> Contribution | None: ...
-
-    def store(self, contribution: Contribution) -> None: ...
-
-    def warn(self, text: str) -> None: ...
-
-    def to_json(self) -> dict[str, Any]: ...
-
-
 class Journal:
-    def __init__(self, record: Record, state: PanelState, progress: Progress, bus: Bus) -> None:
+    def __init__(self, record: Record, state: RunState, progress: Progress, bus: Bus) -> None:
         self.record = record
         self.state = state
         self.progress = progress

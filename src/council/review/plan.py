@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from council.panel.seat import (
     timeouts_by_cli,
     unique_seat_name,
 )
+from council.panel.setup import RunSetup, shared_setup
 from council.review.findings import SEVERITIES
 
 FORMATS = ("md", "json", "sarif")
@@ -59,33 +60,15 @@ class ReviewFlags:
     no_lean: bool = False
 
 
-@dataclass(frozen=True)
-class ReviewPlan:
+@dataclass(frozen=True, kw_only=True)
+class ReviewPlan(RunSetup):
     subject: str  # what is reviewed, in words: `git diff main + app.py`
     reviewers: tuple[SeatPlan, ...]
-    files: tuple[str, ...] = ()
-    diff_ref: str | None = None
     fail_on: str | None = None  # low | medium | high | critical; None: never blocks
     format: str = "md"
     output: str | None = None  # an absolute path the result is also written to
     output_format: str = "md"  # by the output's suffix, else `format`
     seed: int | None = None  # None: derived from the context (same code, same order)
-    rounds: int = 2  # the blind review and the cross-check (`council list` shows it)
-    file_lines: int = 500
-    total_lines: int = 2000
-    context_lines: int = 15
-    ready_timeout_s: float = 60.0
-    hard_timeout_factor: float = 1.5
-    max_warm_seats: int = 0  # reviewers that keep their CLI running (runner/warm.py)
-    simulated: bool = False
-    allow_outside: bool = False
-    allow_secrets: bool = False
-    scratchpad: str = ".scratchpad"
-    extra_patterns: tuple[str, ...] = ()
-    allow_files: tuple[str, ...] = ()
-    lean: bool = True  # False: --no-lean, no call runs lean (docs/lean.md)
-    # What a suspect reviewer's verdicts do (context/fences.py): warn (counted) | exclude.
-    on_injection: str = "warn"
 
     def labels(self) -> dict[str, str]:
         """How prompts name each reviewer (docs/spec/protocol.md, "Anonymity"): `Reviewer A`,
@@ -96,15 +79,10 @@ class ReviewPlan:
             for i, seat in enumerate(self.reviewers)
         }
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ReviewPlan:
-        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        values = cls.known_fields(data)
         values["reviewers"] = tuple(SeatPlan(**r) for r in values["reviewers"])
-        for key in ("files", "extra_patterns", "allow_files"):
-            values[key] = tuple(values[key])
         return cls(**values)
 
 
@@ -143,7 +121,6 @@ def resolve_review_plan(
                 soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
             )
         )
-    debate = config.debate
     output, output_format = None, flags.format
     if flags.output is not None:
         path = Path(flags.output).expanduser()
@@ -153,27 +130,13 @@ def resolve_review_plan(
     return ReviewPlan(
         subject=_subject(flags),
         reviewers=tuple(reviewers),
-        files=flags.files,
-        diff_ref=flags.diff,
         fail_on=flags.fail_on,
         format=flags.format,
         output=output,
         output_format=output_format,
         seed=flags.seed,
-        file_lines=debate.file_lines,
-        total_lines=debate.total_lines,
-        context_lines=debate.context_lines,
-        ready_timeout_s=debate.ready_timeout_s,
-        hard_timeout_factor=debate.hard_timeout_factor,
-        max_warm_seats=0 if flags.cold else debate.max_warm_seats,
         simulated=flags.sim,
-        allow_outside=flags.allow_outside,
-        allow_secrets=flags.allow_secrets,
-        scratchpad=flags.scratchpad or config.scratchpad,
-        extra_patterns=config.redact.extra_patterns,
-        allow_files=config.redact.allow_files,
-        lean=not flags.no_lean,
-        on_injection=debate.on_injection,
+        **shared_setup(flags, config),
     )
 
 

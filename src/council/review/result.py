@@ -15,8 +15,6 @@ from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
 from council.review.sarif import render_sarif
 from council.review.state import ReviewState
-from council.runs.record import Record
-from council.runs.store import stored_or_built_result
 
 SCHEMA_ID = "council.review/v1"
 SCHEMA_FILE = Path(__file__).parents[1] / "schema" / "review.schema.json"
@@ -34,12 +32,6 @@ def render(result: dict[str, Any], form: str) -> str:
     if form == "sarif":
         return json.dumps(render_sarif(result), indent=2, ensure_ascii=False) + "\n"
     return render_markdown(result)
-
-
-def load_result(record: Record, state: dict[str, Any]) -> dict[str, Any]:
-    """A record's result: `result.json` once the run wrote it at its end, else the result its
-    state gives so far (a run still going, or one whose process died)."""
-    return stored_or_built_result(record, state, "review", ReviewState.from_json, build_result)
 
 
 def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:

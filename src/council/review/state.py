@@ -9,37 +9,17 @@ stored answer whose status is ok or late.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from council.context.fences import Fences
-from council.panel.contribution import Contribution, StoredCalls
-from council.runs.record import now_iso
+from council.panel.state import RunState
 
 SCHEMA = "council.review-state/v1"
 PHASE_ORDER = ("REVIEW", "REVIEW_REPAIR", "CROSS_CHECK", "CROSS_CHECK_REPAIR")
 
 
-@dataclass
-class ReviewState(StoredCalls):
-    id: str
-    question: str  # "review of git diff main + app.py": what `council list` shows
-    plan: dict[str, Any]
-    status: str = "running"  # running | completed | degraded | failed | interrupted
-    phase: str = "PARSE"
-    round: int = 0
-    started_at: str = field(default_factory=now_iso)
-    finished_at: str | None = None
-    duration_s: float = 0.0  # summed over runs (a resumed review adds its own)
-    run_started_at: str | None = None
-    seats: dict[str, dict[str, Any]] = field(default_factory=dict)
-    calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # stem -> Contribution
-    order: list[str] = field(default_factory=list)  # call stems, as received
-    technical: list[str] = field(default_factory=list)
-    labels: dict[str, str] = field(default_factory=dict)  # reviewer -> how prompts name it
-    context: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    rounds_run: int = 0
+@dataclass(kw_only=True)
+class ReviewState(RunState):
     seed: int = 0  # shuffles each cross-check's list of findings
     # Reviewer -> its readable findings (as JSON), once read; a failed reviewer is absent.
     reviews: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -51,31 +31,9 @@ class ReviewState(StoredCalls):
     failed: dict[str, dict[str, str]] = field(default_factory=dict)
     findings: list[dict[str, Any]] | None = None  # merged, once MERGE ran
     blocking: list[str] = field(default_factory=list)  # ids of the findings that block
-    # The run's nonce and canary (context/fences.py), kept for a resumed review.
-    fences: dict[str, str] = field(default_factory=lambda: Fences.new().to_json())
-    exit_code: int | None = None
-    error: str | None = None
-    pid: int | None = None
     schema: str = SCHEMA
 
-    def contributions(self) -> list[Contribution]:
-        """Every call that has ended, in review order (round, phase, then seat order), never
-        in arrival order."""
-        found = [c for c in (self.contribution(stem) for stem in self.order) if c is not None]
-        seats = [r["name"] for r in self.plan["reviewers"]]
+    PHASE_ORDER = PHASE_ORDER
 
-        def place(c: Contribution) -> tuple[int, int, int]:
-            phase = PHASE_ORDER.index(c.phase) if c.phase in PHASE_ORDER else len(PHASE_ORDER)
-            seat = seats.index(c.seat) if c.seat in seats else len(seats)
-            return (c.round, phase, seat)
-
-        return sorted(found, key=place)
-
-    def store(self, contribution: Contribution) -> None:
-        self.calls[contribution.stem] = asdict(contribution)
-        if contribution.stem not in self.order:
-            self.order.append(contribution.stem)
-
-    def warn(self, text: str) -> None:
-        if text not in self.warnings:
-            self.warnings.append(text)
+    def seat_order(self) -> list[str]:
+        return [r["name"] for r in self.plan["reviewers"]]

@@ -1,0 +1,159 @@
+"""The debate as a protocol of the run's life (`council.panel.run`): what a debate does that
+a review does not. Its plan is resolved from the question and the seats, checked for a lead
+or votes that would not be what they look like, and its result is the DECISION."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from council.adapters import adapter_for
+from council.config import Config
+from council.context import DebateContext, Redactor
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
+from council.debate.lead import Lead, run_debate
+from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
+from council.debate.result import build_result, render_markdown
+from council.debate.state import DebateState
+from council.errors import CouncilError, ExitCode, UsageError
+from council.panel.calls import Tuning
+from council.progress import Progress
+from council.runs.record import Record
+from council.safetext import clean
+
+
+class DebateProtocol:
+    kind = "debate"
+    state_type = DebateState
+    plan_type = DebatePlan
+    forms = ("md",)  # and JSON, as every run's
+    result_files = {"decision.md": "md"}
+
+    def resolve(
+        self, flags: DebateFlags, config: Config, progress: Progress, cwd: Path
+    ) -> DebatePlan:
+        # The question leaves the machine in every prompt: it gets the files' redaction
+        # too, and (pasted from anywhere) no terminal control sequence of it goes further.
+        redactor = Redactor(config.redact.extra_patterns)
+        question, found = redactor.text(clean(flags.question), filename="question.md")
+        if found:
+            progress.warn(f"redacted {sum(found.values())} secret(s) from the question")
+        return resolve_plan(replace(flags, question=question), config)
+
+    def check(
+        self, plan: DebatePlan, context: DebateContext, config: Config, progress: Progress
+    ) -> None:
+        for warning in (_own_vendor_lead(plan, config), _shared_vendor_votes(plan, config)):
+            if warning is not None:
+                progress.warn(warning)
+
+    def new_state(
+        self, shared: dict[str, Any], plan: DebatePlan, context: DebateContext
+    ) -> DebateState:
+        return DebateState(**shared, question=plan.question)
+
+    def setup_line(self, plan: DebatePlan, context: DebateContext, state: DebateState) -> str:
+        proxies = ",".join(p.cli for p in plan.proxies) or "none"
+        lead = plan.lead.cli if plan.lead else "caller"
+        redactions = sum(f.redactions for f in context.files)
+        lines = sum(f.lines_sent for f in context.files)
+        simulated = " (SIMULATED)" if plan.simulated else ""
+        return (
+            f"setup{simulated}: advocate={plan.advocate.cli} critic={plan.critic.cli} "
+            f"proxies={proxies} lead={lead} rounds={plan.rounds} files={len(context.files)} "
+            f"({lines} lines, {redactions} redaction{'s' if redactions != 1 else ''})"
+        )
+
+    def resumed_line(self, state: DebateState) -> str:
+        return (
+            f"resuming {state.id} from {state.phase} (round {state.round}); replies "
+            f"on disk: {sum(1 for c in state.contributions() if c.answered)}"
+        )
+
+    def lead(
+        self,
+        plan: DebatePlan,
+        context: DebateContext,
+        record: Record,
+        state: DebateState,
+        progress: Progress,
+        config: Config,
+        *,
+        tuning: Tuning,
+        rooms: RoomDir,
+        guard: ProjectGuard,
+    ) -> Callable[[], Awaitable[None]]:
+        lead = Lead(
+            plan,
+            context,
+            record,
+            state,
+            progress,
+            config,
+            tuning=tuning,
+            redactor=Redactor(plan.extra_patterns),
+            rooms=rooms,
+            guard=guard,
+        )
+        return lambda: run_debate(lead)
+
+    def exit_code(self, state: DebateState, error: CouncilError | None) -> ExitCode:
+        return error.exit_code if error is not None else ExitCode.of_status(state.status)
+
+    def build_result(self, state: DebateState, scratchpad: str) -> dict[str, Any]:
+        return build_result(state, scratchpad)
+
+    def render(self, result: dict[str, Any], form: str) -> str:
+        if form != "md":
+            raise UsageError(f"{result['id']} is a debate: {form} is for a review's findings")
+        return render_markdown(result)
+
+    def default_form(self, plan: Mapping[str, Any]) -> str:
+        return "md"
+
+    def notes(self, result: dict[str, Any]) -> list[str]:
+        dropped = [s for s in result["seats"] if s["status"] == "dropped"]
+        if not dropped:
+            return []
+        return ["dropped: " + ", ".join(f"{s['name']} ({s['cli']})" for s in dropped)]
+
+    def write_beside(self, result: dict[str, Any], state: DebateState) -> CouncilError | None:
+        return None  # `--output` is the front end's: written as the result is printed
+
+
+DEBATE = DebateProtocol()
+
+
+def _own_vendor_lead(plan: DebatePlan, config: Config) -> str | None:
+    """A lead of the advocate's own vendor judges its own proposal: say so."""
+    if plan.lead is None or plan.simulated:
+        return None
+    vendor = adapter_for(plan.lead.cli, config.clis).vendor
+    if vendor != adapter_for(plan.advocate.cli, config.clis).vendor:
+        return None
+    return (
+        f"the lead ({plan.lead.cli}) is of the advocate's own vendor and rules on its own "
+        "vendor's proposal; install a CLI of another vendor, or choose one with --lead"
+    )
+
+
+def _shared_vendor_votes(plan: DebatePlan, config: Config) -> str | None:
+    """Under `quorum.distinct: vendor`, challengers of one vendor cast one vote between them:
+    name them, so a panel that looked like three voices is not read as three."""
+    if plan.distinct != "vendor":
+        return None
+    by_vendor: dict[str, list[str]] = {}
+    for seat in plan.challengers:
+        by_vendor.setdefault(adapter_for(seat.cli, config.clis).vendor, []).append(seat.name)
+    shared = [
+        f"{', '.join(seats)} ({vendor})" for vendor, seats in by_vendor.items() if len(seats) > 1
+    ]
+    if not shared:
+        return None
+    return (
+        f"quorum.distinct: vendor counts one vote per vendor, and these seats share one: "
+        f"{'; '.join(shared)}; seat CLIs of other vendors for more voices"
+    )

@@ -1,0 +1,337 @@
+"""A run's life, whatever its protocol: prepare (plan, context, record), start here or detach
+into a process of its own, resume, drive the lead under signal handling, and finish with the
+result on disk whatever happens (docs/spec/protocol.md sections 5, 6 and 8).
+
+A protocol (`council.debate.protocol`, `council.review.protocol`) plugs into it with only
+what differs: how its plan is resolved and checked, its state, its lead, its result and
+exit code, and what it writes beside the result. Ctrl-C or SIGTERM cancels the lead: every
+seat's process tree is killed, the state is marked `interrupted` and saved, and the exit code
+is 130. A council killed with SIGKILL leaves the state of its last atomic write; `council
+resume` continues from either.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from council.config import Config
+from council.context import (
+    DebateContext,
+    Redactor,
+    context_json,
+    gather_context,
+    protection_note,
+    render_context_md,
+    setup_report,
+)
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
+from council.errors import CouncilError, ExitCode, RecordWriteError, UsageError
+from council.panel.calls import Tuning
+from council.panel.drive import run_to_end, take_over
+from council.panel.setup import RunSetup
+from council.panel.state import RunState
+from council.progress import Progress
+from council.runs.detach import hand_over
+from council.runs.lock import RecordLock
+from council.runs.record import PROGRESS, STATE, Record
+from council.runs.store import read_state, stored_or_built_result
+
+CONTEXT_JSON = "context.json"
+ENDED = ("completed", "degraded")  # the run reached its result: a DECISION, the findings
+
+
+class RunProtocol(Protocol):
+    """What a protocol gives the run's life: only what differs between protocols."""
+
+    kind: str  # the record's prefix (`debate-...`) and the word messages use
+    state_type: type[RunState]
+    plan_type: type[RunSetup]
+    forms: tuple[str, ...]  # what its result renders to besides JSON: md, sarif, ...
+    # Written beside `result.json` at the end: file name -> form.
+    result_files: Mapping[str, str]
+
+    def resolve(self, flags: Any, config: Config, progress: Progress, cwd: Path) -> RunSetup:
+        """The plan from the flags; bad input is a `UsageError` before any record exists."""
+        ...
+
+    def check(self, plan: Any, context: DebateContext, config: Config, progress: Progress) -> None:
+        """After the context is gathered, before the record: refuse, or warn."""
+        ...
+
+    def new_state(self, shared: dict[str, Any], plan: Any, context: DebateContext) -> RunState:
+        """The run's first state: `shared` holds the fields every run's has (id, plan,
+        labels, context, ...); the protocol adds its question and its own."""
+        ...
+
+    def setup_line(self, plan: Any, context: DebateContext, state: Any) -> str: ...
+
+    def resumed_line(self, state: Any) -> str: ...
+
+    def lead(
+        self,
+        plan: Any,
+        context: DebateContext,
+        record: Record,
+        state: Any,
+        progress: Progress,
+        config: Config,
+        *,
+        tuning: Tuning,
+        rooms: RoomDir,
+        guard: ProjectGuard,
+    ) -> Callable[[], Awaitable[None]]:
+        """The lead's coroutine function, built for this run's rooms and guard."""
+        ...
+
+    def exit_code(self, state: Any, error: CouncilError | None) -> ExitCode: ...
+
+    def build_result(self, state: Any, scratchpad: str) -> dict[str, Any]: ...
+
+    def render(self, result: dict[str, Any], form: str) -> str:
+        """The result in one of `forms` (JSON is every run's: `rendered`)."""
+        ...
+
+    def default_form(self, plan: Mapping[str, Any]) -> str:
+        """What stdout gets unless `--json` asks for JSON."""
+        ...
+
+    def notes(self, result: dict[str, Any]) -> list[str]:
+        """The lines stderr gets about an ended run beside its error: dropped seats, ..."""
+        ...
+
+    def write_beside(self, result: dict[str, Any], state: Any) -> CouncilError | None:
+        """What the run writes outside its record at the end (a review's `--output`); the
+        error that makes the run's exit code, if that failed."""
+        ...
+
+
+@dataclass
+class Run:
+    protocol: RunProtocol
+    record: Record
+    state: RunState
+    result: dict[str, Any]
+    exit_code: ExitCode
+    error: CouncilError | None = None
+
+    @property
+    def reached_result(self) -> bool:
+        return self.result["status"] in ENDED
+
+
+@dataclass
+class Prepared:
+    """A run after PARSE + CONTEXT: its record exists, holds the plan and the context, and is
+    locked by this process."""
+
+    protocol: RunProtocol
+    plan: Any
+    context: DebateContext
+    record: Record
+    state: RunState
+    lock: RecordLock
+
+
+def start(
+    protocol: RunProtocol,
+    flags: Any,
+    config: Config,
+    progress: Progress,
+    *,
+    cwd: Path | None = None,
+    tuning: Tuning | None = None,
+) -> Run:
+    cwd = cwd or Path.cwd()
+    ready = prepare(protocol, flags, config, progress, cwd=cwd)
+    return _drive(ready, progress, config, tuning or Tuning(), cwd)
+
+
+def detach(
+    protocol: RunProtocol,
+    flags: Any,
+    config: Config,
+    progress: Progress,
+    *,
+    cwd: Path | None = None,
+    council_args: tuple[str, ...] = (),
+) -> Record:
+    """PARSE + CONTEXT here (bad input is reported at once), then the run in a process of its
+    own: a new session, no terminal, stdin from /dev/null, progress into `progress.log`. It
+    inherits the record's lock, so the run is never seen unowned. `council_args` are the
+    global options (`--config`, `-v`) the detached council must run with."""
+    cwd = cwd or Path.cwd()
+    ready = prepare(protocol, flags, config, progress, cwd=cwd)
+    progress.close_log()
+    return hand_over(ready.record, ready.lock, ready.state, cwd=cwd, council_args=council_args)
+
+
+def run_detached(
+    protocol: RunProtocol,
+    record_path: Path,
+    lock_fd: int,
+    config: Config,
+    progress: Progress,
+    *,
+    cwd: Path | None = None,
+) -> Run:
+    """The detached process's side of `detach`: run the prepared record."""
+    record = Record(record_path)
+    state = protocol.state_type.from_json(record.read_json(STATE))
+    ready = Prepared(
+        protocol,
+        protocol.plan_type.from_json(state.plan),
+        DebateContext.from_json(record.read_json(CONTEXT_JSON)),
+        record,
+        state,
+        RecordLock(lock_fd),
+    )
+    return _drive(ready, progress, config, Tuning(), cwd or Path.cwd())
+
+
+def prepare(
+    protocol: RunProtocol, flags: Any, config: Config, progress: Progress, *, cwd: Path
+) -> Prepared:
+    plan = protocol.resolve(flags, config, progress, cwd)
+    # PARSE + CONTEXT: bad input stops here, before any record exists.
+    context = gather_context(
+        plan.files,
+        cwd=cwd,
+        diff_ref=plan.diff_ref,
+        allow_outside=plan.allow_outside,
+        allow_secrets=plan.allow_secrets,
+        file_lines=plan.file_lines,
+        total_lines=plan.total_lines,
+        context_lines=plan.context_lines,
+        redactor=Redactor(plan.extra_patterns),
+        allow_files=plan.allow_files,
+    )
+    protocol.check(plan, context, config, progress)
+    for line in setup_report(context):
+        progress.info(line)
+    for warning in context.warnings:
+        progress.warn(warning)
+    if note := protection_note():
+        progress.warn(note)
+    record = Record.create(resolve_path(cwd, plan.scratchpad), kind=protocol.kind)
+    lock = RecordLock.acquire(record.path)
+    progress.log_to(record.file(PROGRESS))
+    shared = {
+        "id": record.id,
+        "plan": plan.to_json(),
+        "technical": list(context.technical),
+        "labels": plan.labels(),
+        "context": context_json(context),
+        "warnings": list(context.warnings),
+    }
+    state = protocol.new_state(shared, plan, context)
+    record.write_json(CONTEXT_JSON, context.to_json())
+    record.write_text("context.md", render_context_md(context))
+    record.save_state(state)
+    progress.info(protocol.setup_line(plan, context, state))
+    return Prepared(protocol, plan, context, record, state, lock)
+
+
+def resume(
+    protocol: RunProtocol,
+    record: Record,
+    config: Config,
+    progress: Progress,
+    *,
+    cwd: Path | None = None,
+    tuning: Tuning | None = None,
+) -> Run:
+    """Continue an interrupted or failed run, reusing every reply already on disk."""
+    cwd = cwd or Path.cwd()
+    lock = take_over(record, progress)
+    try:
+        state = protocol.state_type.from_json(read_state(record))
+        plan = protocol.plan_type.from_json(state.plan)
+    except (TypeError, KeyError, AttributeError, ValueError):
+        lock.release()
+        raise UsageError(
+            f"{record.file(STATE)}: not a {protocol.kind}'s state (fields are missing); "
+            "the record cannot be resumed"
+        ) from None
+    if state.status in ENDED:
+        lock.release()
+        progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
+        return finish(protocol, record, state, cwd, None)
+    context = DebateContext.from_json(record.read_json(CONTEXT_JSON))
+    progress.log_to(record.file(PROGRESS))
+    progress.info(protocol.resumed_line(state))
+    state.status = "running"
+    ready = Prepared(protocol, plan, context, record, state, lock)
+    return _drive(ready, progress, config, tuning or Tuning(), cwd)
+
+
+def _drive(ready: Prepared, progress: Progress, config: Config, tuning: Tuning, cwd: Path) -> Run:
+    protocol, record, state = ready.protocol, ready.record, ready.state
+
+    def lead(rooms: RoomDir, guard: ProjectGuard) -> Callable[[], Awaitable[None]]:
+        return protocol.lead(
+            ready.plan,
+            ready.context,
+            record,
+            state,
+            progress,
+            config,
+            tuning=tuning,
+            rooms=rooms,
+            guard=guard,
+        )
+
+    error = run_to_end(record, state, ready.context, progress, lead)
+    try:
+        return finish(protocol, record, state, cwd, error)
+    finally:
+        progress.close_log()
+        ready.lock.release()
+
+
+def finish(
+    protocol: RunProtocol, record: Record, state: RunState, cwd: Path, error: CouncilError | None
+) -> Run:
+    """The run's exit code and result, written into the record with its renderings, then
+    what the protocol writes beside it."""
+    exit_code = protocol.exit_code(state, error)
+    state.exit_code = exit_code
+    state.error = str(error) if error is not None else None
+    result = protocol.build_result(state, record.display(cwd))
+    if record.failed is None:
+        try:
+            record.save_state(state)
+            record.write_json("result.json", result)
+            for name, form in protocol.result_files.items():
+                record.write_text(name, rendered(protocol, result, form))
+        except RecordWriteError as failed:
+            # state.json may be whole and final already: the run is over, only its result
+            # files are missing; `council resume` writes them once the disk is fixed.
+            error, exit_code = failed, failed.exit_code
+    if (failed_beside := protocol.write_beside(result, state)) is not None:
+        error, exit_code = failed_beside, failed_beside.exit_code
+    return Run(protocol, record, state, result, exit_code, error)
+
+
+def load_result(protocol: RunProtocol, record: Record, state: dict[str, Any]) -> dict[str, Any]:
+    """A record's result: `result.json` once the run wrote it at its end, else the result its
+    state gives so far (a run still going, or one whose process died)."""
+    return stored_or_built_result(
+        record, state, protocol.kind, protocol.state_type.from_json, protocol.build_result
+    )
+
+
+def rendered(protocol: RunProtocol, result: dict[str, Any], form: str) -> str:
+    """The result as `form` asks: JSON, or one of the protocol's own forms."""
+    if form == "json":
+        return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    return protocol.render(result, form)
+
+
+def resolve_path(cwd: Path, path: str) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else cwd / candidate
