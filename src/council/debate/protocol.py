@@ -4,7 +4,7 @@ or votes that would not be what they look like, and its result is the DECISION."
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,16 +12,12 @@ from typing import Any
 from council.adapters import adapter_for
 from council.config import Config
 from council.context import DebateContext, Redactor
-from council.context.guard import ProjectGuard
-from council.context.roomdir import RoomDir
 from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState
 from council.errors import CouncilError, ExitCode, UsageError
-from council.panel.calls import Tuning
 from council.progress import Progress
-from council.runs.record import Record
 from council.safetext import clean
 
 
@@ -30,6 +26,8 @@ class DebateProtocol:
     state_type = DebateState
     plan_type = DebatePlan
     forms = ("md",)  # and JSON, as every run's
+    lead_type = Lead
+    conduct = staticmethod(run_debate)
     result_files = {"decision.md": "md"}
 
     def resolve(
@@ -72,33 +70,6 @@ class DebateProtocol:
             f"resuming {state.id} from {state.phase} (round {state.round}); replies "
             f"on disk: {sum(1 for c in state.contributions() if c.answered)}"
         )
-
-    def lead(
-        self,
-        plan: DebatePlan,
-        context: DebateContext,
-        record: Record,
-        state: DebateState,
-        progress: Progress,
-        config: Config,
-        *,
-        tuning: Tuning,
-        rooms: RoomDir,
-        guard: ProjectGuard,
-    ) -> Callable[[], Awaitable[None]]:
-        lead = Lead(
-            plan,
-            context,
-            record,
-            state,
-            progress,
-            config,
-            tuning=tuning,
-            redactor=Redactor(plan.extra_patterns),
-            rooms=rooms,
-            guard=guard,
-        )
-        return lambda: run_debate(lead)
 
     def exit_code(self, state: DebateState, error: CouncilError | None) -> ExitCode:
         return error.exit_code if error is not None else ExitCode.of_status(state.status)

@@ -54,6 +54,10 @@ class RunProtocol(Protocol):
     forms: tuple[str, ...]  # what its result renders to besides JSON: md, sarif, ...
     # Written beside `result.json` at the end: file name -> form.
     result_files: Mapping[str, str]
+    # The lead, built as (plan, context, record, state, progress, config, *, tuning, rooms,
+    # guard) for each run, and the protocol top to bottom, given that lead.
+    lead_type: Callable[..., Any]
+    conduct: Callable[[Any], Awaitable[None]]
 
     def resolve(self, flags: Any, config: Config, progress: Progress, cwd: Path) -> RunSetup:
         """The plan from the flags; bad input is a `UsageError` before any record exists."""
@@ -71,22 +75,6 @@ class RunProtocol(Protocol):
     def setup_line(self, plan: Any, context: DebateContext, state: Any) -> str: ...
 
     def resumed_line(self, state: Any) -> str: ...
-
-    def lead(
-        self,
-        plan: Any,
-        context: DebateContext,
-        record: Record,
-        state: Any,
-        progress: Progress,
-        config: Config,
-        *,
-        tuning: Tuning,
-        rooms: RoomDir,
-        guard: ProjectGuard,
-    ) -> Callable[[], Awaitable[None]]:
-        """The lead's coroutine function, built for this run's rooms and guard."""
-        ...
 
     def exit_code(self, state: Any, error: CouncilError | None) -> ExitCode: ...
 
@@ -182,14 +170,7 @@ def run_detached(
     """The detached process's side of `detach`: run the prepared record."""
     record = Record(record_path)
     state = protocol.state_type.from_json(record.read_json(STATE))
-    ready = Prepared(
-        protocol,
-        protocol.plan_type.from_json(state.plan),
-        DebateContext.from_json(record.read_json(CONTEXT_JSON)),
-        record,
-        state,
-        RecordLock(lock_fd),
-    )
+    ready = _prepared(protocol, record, state, RecordLock(lock_fd))
     return _drive(ready, progress, config, Tuning(), cwd or Path.cwd())
 
 
@@ -250,7 +231,7 @@ def resume(
     lock = take_over(record, progress)
     try:
         state = protocol.state_type.from_json(read_state(record))
-        plan = protocol.plan_type.from_json(state.plan)
+        protocol.plan_type.from_json(state.plan)
     except (TypeError, KeyError, AttributeError, ValueError):
         lock.release()
         raise UsageError(
@@ -261,19 +242,25 @@ def resume(
         lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
         return finish(protocol, record, state, cwd, None)
-    context = DebateContext.from_json(record.read_json(CONTEXT_JSON))
+    ready = _prepared(protocol, record, state, lock)
     progress.log_to(record.file(PROGRESS))
     progress.info(protocol.resumed_line(state))
     state.status = "running"
-    ready = Prepared(protocol, plan, context, record, state, lock)
     return _drive(ready, progress, config, tuning or Tuning(), cwd)
+
+
+def _prepared(protocol: RunProtocol, record: Record, state: RunState, lock: RecordLock) -> Prepared:
+    """A prepared run again, from its record: the plan in its state, the context beside it."""
+    plan = protocol.plan_type.from_json(state.plan)
+    context = DebateContext.from_json(record.read_json(CONTEXT_JSON))
+    return Prepared(protocol, plan, context, record, state, lock)
 
 
 def _drive(ready: Prepared, progress: Progress, config: Config, tuning: Tuning, cwd: Path) -> Run:
     protocol, record, state = ready.protocol, ready.record, ready.state
 
     def lead(rooms: RoomDir, guard: ProjectGuard) -> Callable[[], Awaitable[None]]:
-        return protocol.lead(
+        built = protocol.lead_type(
             ready.plan,
             ready.context,
             record,
@@ -284,6 +271,7 @@ def _drive(ready: Prepared, progress: Progress, config: Config, tuning: Tuning, 
             rooms=rooms,
             guard=guard,
         )
+        return lambda: protocol.conduct(built)
 
     error = run_to_end(record, state, ready.context, progress, lead)
     try:

@@ -10,24 +10,20 @@ empty SARIF that would close a repository's open alerts.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from council.atomicio import write_output
 from council.config import Config
 from council.context import DebateContext, render_context_md
-from council.context.guard import ProjectGuard
-from council.context.roomdir import RoomDir
 from council.errors import CouncilError, ExitCode, UsageError
-from council.panel.calls import Tuning
 from council.panel.run import ENDED, rendered
 from council.progress import Progress
 from council.review.lead import ReviewLead, run_review
 from council.review.plan import ReviewFlags, ReviewPlan, resolve_review_plan
 from council.review.result import build_result, render
 from council.review.state import ReviewState
-from council.runs.record import Record
 
 
 class ReviewProtocol:
@@ -35,6 +31,8 @@ class ReviewProtocol:
     state_type = ReviewState
     plan_type = ReviewPlan
     forms = ("md", "sarif")  # and JSON, as every run's
+    lead_type = ReviewLead
+    conduct = staticmethod(run_review)
     result_files = {"review.md": "md", "review.sarif": "sarif"}
 
     def resolve(
@@ -70,32 +68,6 @@ class ReviewProtocol:
 
     def resumed_line(self, state: ReviewState) -> str:
         return f"resuming {state.id} from {state.phase}"
-
-    def lead(
-        self,
-        plan: ReviewPlan,
-        context: DebateContext,
-        record: Record,
-        state: ReviewState,
-        progress: Progress,
-        config: Config,
-        *,
-        tuning: Tuning,
-        rooms: RoomDir,
-        guard: ProjectGuard,
-    ) -> Callable[[], Awaitable[None]]:
-        lead = ReviewLead(
-            plan,
-            context,
-            record,
-            state,
-            progress,
-            config,
-            tuning=tuning,
-            rooms=rooms,
-            guard=guard,
-        )
-        return lambda: run_review(lead)
 
     def exit_code(self, state: ReviewState, error: CouncilError | None) -> ExitCode:
         """protocol.md section 8: a blocking finding (6) outranks a degraded review (5)."""
