@@ -107,10 +107,6 @@ class Run:
     exit_code: ExitCode
     error: CouncilError | None = None
 
-    @property
-    def reached_result(self) -> bool:
-        return self.result["status"] in ENDED
-
 
 @dataclass
 class Prepared:
