@@ -12,7 +12,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -158,7 +158,6 @@ async def run_call(
     policy: RetryPolicy | None = None,
     model: str | None = None,
     effort: str | None = None,
-    on_soft_timeout: Callable[[], None] | None = None,
     environ: Mapping[str, str] | None = None,
     cap_bytes: int = DEFAULT_CAP_BYTES,
     tmp_dir: Path | None = None,
@@ -186,7 +185,6 @@ async def run_call(
                 policy=policy,
                 model=model,
                 effort=effort,
-                on_soft_timeout=on_soft_timeout,
                 environ=environ,
                 cap_bytes=cap_bytes,
                 tmp_dir=own,
@@ -202,96 +200,86 @@ async def run_call(
     start = anyio.current_time()
     started_at = time.time()
     hard_deadline = start + timeouts.hard_s
-    exceeded_soft = False
     attempts: list[Attempt] = []
     verdict = Verdict(Status.ERROR, detail="not started")
     last_err = ""
     hidden_words = 0
 
-    async def watch_soft() -> None:
-        nonlocal exceeded_soft
-        await anyio.sleep_until(start + timeouts.soft_s)
-        exceeded_soft = True
-        if on_soft_timeout is not None:
-            on_soft_timeout()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(watch_soft)
-        number = 0
-        retries = 0  # what the retry policy counts: a redo to classify a warm failure is none
-        redo_cold = False
-        while True:
-            number += 1
-            attempt_start = anyio.current_time()
-            ran: _Ran | None = None
-            if warm is not None and warm.usable and not redo_cold:
-                ran = await _warm_attempt(warm, prompt, files, number, hard_deadline, timeouts)
-            if ran is None:
-                ran = await _spawn_attempt(
-                    adapter,
-                    tool,
-                    prompt,
-                    room=room,
-                    files=files,
-                    number=number,
-                    model=model,
-                    effort=effort,
-                    environ=environ,
-                    cap_bytes=cap_bytes,
-                    tmp_dir=tmp_dir,
-                    confine=confine,
-                    deadline=hard_deadline,
-                    timeouts=timeouts,
-                    lean_prompt=lean_prompt,
-                )
-            verdict, hidden_words = ran.verdict, ran.hidden_words
-            last_err = ran.err_text
-            attempts.append(
-                Attempt(
-                    number=number,
-                    started_s=round(attempt_start - start, 3),
-                    status=verdict.status,
-                    exit_code=ran.exit_code,
-                    duration_s=ran.duration_s,
-                    detail=verdict.detail,
-                    argv=ran.argv,
-                    response_file=files.response(number),
-                    err_file=files.err(number),
-                    killed=ran.killed,
-                    dropped_bytes=ran.dropped_bytes,
-                    usage=verdict.usage,
-                    served=verdict.served,
-                    warm=ran.warm,
-                )
+    number = 0
+    retries = 0  # what the retry policy counts: a redo to classify a warm failure is none
+    redo_cold = False
+    while True:
+        number += 1
+        attempt_start = anyio.current_time()
+        ran: _Ran | None = None
+        if warm is not None and warm.usable and not redo_cold:
+            ran = await _warm_attempt(warm, prompt, files, number, hard_deadline, timeouts)
+        if ran is None:
+            ran = await _spawn_attempt(
+                adapter,
+                tool,
+                prompt,
+                room=room,
+                files=files,
+                number=number,
+                model=model,
+                effort=effort,
+                environ=environ,
+                cap_bytes=cap_bytes,
+                tmp_dir=tmp_dir,
+                confine=confine,
+                deadline=hard_deadline,
+                timeouts=timeouts,
+                lean_prompt=lean_prompt,
             )
-            if ran.spawn_error:
-                break  # a missing or unrunnable binary will not appear on a retry
-            if ran.redo_cold and anyio.current_time() < hard_deadline:
-                redo_cold = True  # at once, and not counted: it only reads what happened
-                continue
-            redo_cold = False
-            delay = policy.delay(verdict.status, retries, verdict.retry_after_s)
-            if delay is None:
-                break
-            retries += 1
-            if anyio.current_time() + delay >= hard_deadline:
-                verdict = Verdict(
-                    verdict.status,
-                    verdict.text,
-                    f"{verdict.detail} (no time left for a retry before the hard "
-                    f"limit of {timeouts.hard_s:g}s)",
-                )
-                break
-            await anyio.sleep(delay)
-        tg.cancel_scope.cancel()
+        verdict, hidden_words = ran.verdict, ran.hidden_words
+        last_err = ran.err_text
+        attempts.append(
+            Attempt(
+                number=number,
+                started_s=round(attempt_start - start, 3),
+                status=verdict.status,
+                exit_code=ran.exit_code,
+                duration_s=ran.duration_s,
+                detail=verdict.detail,
+                argv=ran.argv,
+                response_file=files.response(number),
+                err_file=files.err(number),
+                killed=ran.killed,
+                dropped_bytes=ran.dropped_bytes,
+                usage=verdict.usage,
+                served=verdict.served,
+                warm=ran.warm,
+            )
+        )
+        if ran.spawn_error:
+            break  # a missing or unrunnable binary will not appear on a retry
+        if ran.redo_cold and anyio.current_time() < hard_deadline:
+            redo_cold = True  # at once, and not counted: it only reads what happened
+            continue
+        redo_cold = False
+        delay = policy.delay(verdict.status, retries, verdict.retry_after_s)
+        if delay is None:
+            break
+        retries += 1
+        if anyio.current_time() + delay >= hard_deadline:
+            verdict = Verdict(
+                verdict.status,
+                verdict.text,
+                f"{verdict.detail} (no time left for a retry before the hard "
+                f"limit of {timeouts.hard_s:g}s)",
+            )
+            break
+        await anyio.sleep(delay)
 
+    latency_s = anyio.current_time() - start
     return CallOutcome(
         status=verdict.status,
         text=verdict.text,
         detail=verdict.detail,
-        latency_s=anyio.current_time() - start,
+        latency_s=latency_s,
         started_at=started_at,
-        exceeded_soft=exceeded_soft,
+        exceeded_soft=latency_s > timeouts.soft_s,
         attempts=tuple(attempts),
         stderr_tail=tail(last_err, 20),
         hidden_words=hidden_words if verdict.status is Status.OK else 0,
