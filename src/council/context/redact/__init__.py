@@ -9,11 +9,12 @@ The rules, a module each, in the order they run, plus how a hit is written (`mar
   key ids (and a 40-character secret next to one or to an `aws_secret_access_key` name),
   GitHub, GitLab, Slack, Stripe and npm tokens, OpenAI, Anthropic and Google keys, JWTs,
   bearer tokens, passwords in URLs and connection strings.
-- `grammars` (with `keys`): values of keys named like password/passwd/passphrase/secret/
-  token/api_key/apikey/private_key (and a config's `auth`): every such value in `.env`, shell,
-  YAML, JSON, INI and TOML files, in Markdown code fences of those languages and in
-  `key=value` quoted in Markdown; in source code only a quoted literal assigned to an
-  unambiguous name (`token` alone is a lexer's variable far more often than a credential).
+- `grammars` (with `keys` and `config_lines`): values of keys named like password/passwd/
+  passphrase/secret/token/api_key/apikey/private_key (and a config's `auth`): every such value
+  in `.env`, shell, YAML, JSON, INI and TOML files, in Markdown code fences of those
+  languages and in `key=value` quoted in Markdown; in source code only a quoted literal
+  assigned to an unambiguous name (`token` alone is a lexer's variable far more often than a
+  credential).
 - `prefixes`: 121 vendors' token formats, known by their prefix wherever they are written.
 - `unnamed`: secrets with no key name, by where they stand (headers, connection-string
   fields, URL queries, command-line flags, `.netrc`, a call's argument beside an id).
