@@ -47,15 +47,10 @@ class Order:
 
 
 @dataclass
-class Busy:
-    """A seat asked for a phase while its earlier ask is still in flight: `gather` sends the
-    order once the seat is free, if the phase is still collecting then."""
+class Held:
+    """An order not sent yet, held until its seat can take it."""
 
     order: Order
-    earlier: Pending
-    # What the protocol does with the late answer that freed the seat, before it is asked;
-    # False: it is not asked after all (a review's late review that could not be read).
-    once_free: Callable[[Contribution], Awaitable[bool]] | None = None
 
     @property
     def seat(self) -> SeatPlan:
@@ -67,19 +62,21 @@ class Busy:
 
 
 @dataclass
-class Unready:
+class Busy(Held):
+    """A seat asked for a phase while its earlier ask is still in flight: `gather` sends the
+    order once the seat is free, if the phase is still collecting then."""
+
+    earlier: Pending
+    # What the protocol does with the late answer that freed the seat, before it is asked;
+    # False: it is not asked after all (a review's late review that could not be read).
+    once_free: Callable[[Contribution], Awaitable[bool]] | None = None
+
+
+@dataclass
+class Unready(Held):
     """A seat asked before it reported READY: its order is sent as soon as it does."""
 
-    order: Order
     sent: Pending | None = None
-
-    @property
-    def seat(self) -> SeatPlan:
-        return self.order.seat
-
-    @property
-    def stem(self) -> str:
-        return self.order.stem
 
 
 Asked = Pending | Contribution | Busy | Unready
