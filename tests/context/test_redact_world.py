@@ -15,7 +15,7 @@ from context.secrets_corpus_world import lookalikes, world_secrets
 from council.context import redact, redact_diff
 from council.context.redact import PROVIDERS
 
-unnamed = importlib.import_module("council.context.redact.unnamed")
+generated = importlib.import_module("council.context.redact.generated")
 prefixes = importlib.import_module("council.context.redact.prefixes")
 
 WORLD = world_secrets()
@@ -246,7 +246,7 @@ def test_a_machine_made_token_alone_in_prose_is_redacted():
 def test_random_tokens_pass_the_machine_made_test_and_identifiers_do_not():
     rng = random.Random(29)
     tokens = [mixed(rng=rng, n=rng.randrange(20, 65)) for _ in range(300)]
-    assert sum(map(unnamed.looks_generated, tokens)) >= 270  # 90 %: the rest have no digit etc.
+    assert sum(map(generated.looks_generated, tokens)) >= 270  # 90 %: the rest have no digit etc.
     identifiers = [
         "resolveAwsSdkSigV4Config",
         "getSpanByIdV1ObservabilityTracesTraceIdSpansSpanIdGet",
@@ -257,7 +257,7 @@ def test_random_tokens_pass_the_machine_made_test_and_identifiers_do_not():
         "VGhpcyBpcyB0aGUgd2F5IGl0IGlz",  # base64 of a sentence
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
     ]
-    assert [t for t in identifiers if unnamed.looks_generated(t)] == []
+    assert [t for t in identifiers if generated.looks_generated(t)] == []
 
 
 def test_hex_alone_is_redacted_unless_it_may_be_a_digest():

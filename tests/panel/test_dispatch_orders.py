@@ -25,7 +25,7 @@ import pytest
 from council.config import parse_config
 from council.debate.plan import DebateFlags
 from council.debate.protocol import DEBATE
-from council.panel import dispatch
+from council.panel import asked as asked_module
 from council.panel.calls import Tuning
 from council.panel.run import resume, start
 from council.progress import Progress
@@ -308,7 +308,7 @@ def test_a_replaced_advocate_whose_worker_never_answers_is_recorded_under_its_ow
     monkeypatch.setenv("PATH", fakes.path_env(str(Path(sys.executable).parent)))
     monkeypatch.setenv("HOME", str(project.parent))
     monkeypatch.setenv(EXTRA_WRITABLE, str(fakes.state_dir))
-    monkeypatch.setattr(dispatch, "WORKER_MARGIN_S", 0.5)
+    monkeypatch.setattr(asked_module, "WORKER_MARGIN_S", 0.5)
     proposal_phase = {"kind": "system", "body": "phase PROPOSAL"}
     broken = sim_seat(project, SEAT_BROKEN="1", GATE_PHASE="--version")
     broken["env"]["GATE_UNTIL"] = json.dumps(proposal_phase)

@@ -22,7 +22,7 @@ import pytest
 from council.config import parse_config
 from council.debate.plan import DebateFlags
 from council.debate.protocol import DEBATE
-from council.panel import dispatch
+from council.panel import asked as asked_module
 from council.panel.calls import Tuning
 from council.panel.run import Run, start
 from council.progress import Progress
@@ -197,7 +197,7 @@ def test_a_straggler_whose_worker_is_given_up_on_is_asked_while_the_rebuttal_sti
     # The critic's CHALLENGE never ends: the lead moves on without it, finds the critic busy
     # for the REBUTTAL, and gives up on its worker while the advocate's FINAL_SUMMARY (held
     # until the critic is asked) keeps the phase collecting: the critic is asked then.
-    monkeypatch.setattr(dispatch, "WORKER_MARGIN_S", MARGIN_S)
+    monkeypatch.setattr(asked_module, "WORKER_MARGIN_S", MARGIN_S)
     rebuttal_asked = {"kind": "dm", "to": "critic", "action": "REBUTTAL"}
     run, lines = debate(
         project,
@@ -248,7 +248,7 @@ def test_the_lead_gives_up_on_a_straggler_whose_worker_never_answers_before_the_
     # soft timeout, it is waited for before the DECISION only until its worker is presumed
     # dead; the run then shuts its seats down (a grace of 2 s: the worker is still killing the
     # stuck CLI).
-    monkeypatch.setattr(dispatch, "WORKER_MARGIN_S", MARGIN_S)
+    monkeypatch.setattr(asked_module, "WORKER_MARGIN_S", MARGIN_S)
     run, lines = debate(
         project,
         {"sim-stuck": stuck(project, "CHALLENGE")},
@@ -290,7 +290,7 @@ def test_a_cross_check_waiting_for_its_one_busy_reviewer_gives_up_on_a_dead_work
     # waits for it to be free. Its worker presumed dead, its review is recorded as failed and
     # it is not asked to check findings it could not weigh against its own; it never sat the
     # phase out as busy.
-    monkeypatch.setattr(dispatch, "WORKER_MARGIN_S", MARGIN_S)
+    monkeypatch.setattr(asked_module, "WORKER_MARGIN_S", MARGIN_S)
     run, lines = review(project, {"sim-stuck": stuck(project, "REVIEW")}, ("sim", "sim-stuck"))
     # Nothing was cross-checked: the review is degraded.
     assert (run.exit_code, run.result["status"]) == (5, "degraded"), run.error

@@ -99,6 +99,14 @@ def test_a_hung_proxy_is_left_behind_after_its_soft_timeout_and_recorded_at_its_
     )
     hung_challenge = contribution(run, "proxy-sim-hung", "CHALLENGE")
     assert hung_challenge["status"] == "timeout"
+    # The transcript tells which call outlived its soft timeout.
+    challenges = {
+        m["from"]: m["meta"]
+        for m in messages
+        if m["kind"] == "broadcast" and m["phase"] == "CHALLENGE"
+    }
+    assert challenges["proxy-sim-hung"]["exceeded_soft"] is True
+    assert challenges["critic"]["exceeded_soft"] is False
     assert contribution(run, "critic", "CHALLENGE")["status"] == "ok"
     # The critic's answer made the quorum; the hung proxy shows in the DECISION's prompt as
     # a seat without an answer, the critic's challenge in full.

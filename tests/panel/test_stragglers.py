@@ -24,7 +24,7 @@ from council.config import parse_config
 from council.context.fences import Fences
 from council.debate.plan import DebateFlags
 from council.debate.protocol import DEBATE
-from council.panel import dispatch
+from council.panel import asked as asked_module
 from council.panel.calls import Tuning
 from council.panel.run import Run, start
 from council.progress import Progress
@@ -263,7 +263,7 @@ def stuck(phase: str) -> dict:
 
 def stuck_debate(project: Path, monkeypatch, phase: str, **flags) -> tuple[Run, str]:
     """A debate whose advocate's `phase` call never ends."""
-    monkeypatch.setattr(dispatch, "WORKER_MARGIN_S", STUCK_MARGIN_S)
+    monkeypatch.setattr(asked_module, "WORKER_MARGIN_S", STUCK_MARGIN_S)
     clis = {"sim-stuck": stuck(phase)}
     flags = {"advocate": "sim-stuck", "critic": "sim", "lead": "sim", "proxies": (), **flags}
     return debate(project, clis, hard=1.5, grace=STUCK_GRACE_S, no_blind=True, **flags)

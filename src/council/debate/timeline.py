@@ -57,7 +57,7 @@ class CallTimes:
 
     def limit_at(self, limit_s: float | None) -> float | None:
         """Unix time a limit falls at: both limits count from the call's start, not an
-        attempt's (runner/call.py `Timeouts`)."""
+        attempt's (runner/outcome.py `Timeouts`)."""
         return None if limit_s is None else self.started_at + limit_s
 
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
 
+from council.panel.asked import BUSY, Asked, Busy, Order, Pending, Unready
 from council.panel.bus import Kind, Message, action_body
 from council.panel.contribution import SKIPPED, Contribution
 from council.panel.journal import Journal
@@ -31,80 +31,6 @@ from council.panel.messages import LEAD, Ask, Reply
 from council.panel.roster import Roster
 from council.panel.seat import SeatPlan
 from council.prompts import render, warm_up
-
-# A seat worker answers every ACTION by its hard limit; past this margin it is presumed dead.
-WORKER_MARGIN_S = 30.0
-
-
-@dataclass
-class Pending:
-    seat: SeatPlan
-    stem: str
-    phase: str
-    round: int
-    sent_at: float
-    soft_s: float
-    hard_s: float
-
-    @property
-    def lost_at(self) -> float:
-        """When a worker that has not answered is presumed dead."""
-        return self.sent_at + self.hard_s + WORKER_MARGIN_S
-
-
-@dataclass(frozen=True)
-class Order:
-    """One ask of one seat for one phase, as the protocol worded it (rendered when sent)."""
-
-    seat: SeatPlan
-    phase: str
-    round: int
-    template: str
-    limit: int
-    stem: str
-    vote: bool
-    whole: bool
-    values: Mapping[str, Any]
-
-
-@dataclass
-class Busy:
-    """A seat asked for a phase while its earlier ask is still in flight: `gather` sends the
-    order once the seat is free, if the phase is still collecting then."""
-
-    order: Order
-    earlier: Pending
-    # What the protocol does with the late answer that freed the seat, before it is asked;
-    # False: it is not asked after all (a review's late review that could not be read).
-    once_free: Callable[[Contribution], Awaitable[bool]] | None = None
-
-    @property
-    def seat(self) -> SeatPlan:
-        return self.order.seat
-
-    @property
-    def stem(self) -> str:
-        return self.order.stem
-
-
-@dataclass
-class Unready:
-    """A seat asked before it reported READY: its order is sent as soon as it does."""
-
-    order: Order
-    sent: Pending | None = None
-
-    @property
-    def seat(self) -> SeatPlan:
-        return self.order.seat
-
-    @property
-    def stem(self) -> str:
-        return self.order.stem
-
-
-Asked = Pending | Contribution | Busy | Unready
-BUSY = "busy"  # the reason a seat sat a phase out: still answering its earlier ask
 
 
 class Dispatch:

@@ -28,10 +28,11 @@ from council.context.fences import Fences, injection_summary, injection_warnings
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.errors import NoUsableCliError
+from council.panel.asked import Asked
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.contribution import Contribution
-from council.panel.dispatch import Asked, Dispatch
+from council.panel.dispatch import Dispatch
 from council.panel.journal import Journal
 from council.panel.roster import Roster
 from council.progress import Progress

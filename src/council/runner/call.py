@@ -12,9 +12,9 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +27,6 @@ from council.adapters.base import (
     Request,
     Status,
     Tool,
-    Usage,
     Verdict,
     tail,
 )
@@ -36,6 +35,7 @@ from council.errors import RecordWriteError
 from council.runner.attempt import AttemptResult, run_piped
 from council.runner.confine import call_confinement
 from council.runner.environment import adapter_env, new_call_id
+from council.runner.outcome import Attempt, CallFiles, CallOutcome, Timeouts
 from council.runner.retry import RetryPolicy
 from council.runner.rooms import place_room_files
 from council.runner.sink import DEFAULT_CAP_BYTES, CappedSink
@@ -46,105 +46,6 @@ if TYPE_CHECKING:
 # How much of a plain-text answer memory keeps from its start (its last 64 KiB are kept too):
 # some 150,000 words, far past any word limit.
 TEXT_WINDOW_BYTES = 1024 * 1024
-
-DEFAULT_GRACE_S = 3.0
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """Soft: the lead may move on. Hard: the call's tree is killed. Both from the call's start."""
-
-    soft_s: float
-    hard_s: float
-    grace_s: float = DEFAULT_GRACE_S  # between SIGTERM and SIGKILL
-
-
-@dataclass(frozen=True)
-class CallFiles:
-    """Where one call's files go: `<stem>-prompt.md`, `<stem>[-aN]-response.md` and `.err`."""
-
-    record_dir: Path
-    stem: str  # e.g. "proxy-codex-r2"
-
-    @property
-    def prompt(self) -> Path:
-        return self.record_dir / f"{self.stem}-prompt.md"
-
-    def _attempt_stem(self, attempt: int) -> str:
-        return self.stem if attempt == 1 else f"{self.stem}-a{attempt}"
-
-    def response(self, attempt: int) -> Path:
-        return self.record_dir / f"{self._attempt_stem(attempt)}-response.md"
-
-    def err(self, attempt: int) -> Path:
-        return self.record_dir / f"{self._attempt_stem(attempt)}-response.err"
-
-    def answer(self, attempt: int) -> Path:
-        return self.record_dir / f"{self._attempt_stem(attempt)}-answer.txt"
-
-
-@dataclass(frozen=True)
-class Attempt:
-    number: int
-    status: Status
-    exit_code: int | None
-    duration_s: float
-    detail: str
-    argv: tuple[str, ...]
-    response_file: Path
-    err_file: Path
-    killed: bool = False
-    dropped_bytes: int = 0
-    started_s: float = 0.0  # seconds after the call started
-    usage: Usage | None = None
-    served: tuple[str, ...] = ()  # the models the CLI said served it, the main one first
-    warm: bool = False  # made on the seat's warm worker (its response file holds the
-    # protocol's messages), not by a process of its own
-
-
-@dataclass(frozen=True)
-class Span:
-    """When one attempt ran, for a timeline: seconds after the call started, and its status."""
-
-    start_s: float
-    duration_s: float
-    status: str
-
-
-@dataclass(frozen=True)
-class CallOutcome:
-    status: Status
-    text: str
-    detail: str
-    latency_s: float
-    exceeded_soft: bool  # still running when the soft timeout passed
-    attempts: tuple[Attempt, ...] = field(default_factory=tuple)
-    stderr_tail: str = ""
-    started_at: float = 0.0  # Unix time the call started
-    # Words of a long plain-text answer that memory did not keep (they are on disk only):
-    # what the word limit's "original ~N words" adds to those of `text`.
-    hidden_words: int = 0
-
-    @property
-    def exit_code(self) -> int | None:
-        return self.attempts[-1].exit_code if self.attempts else None
-
-    @property
-    def usage(self) -> Usage | None:
-        """What every attempt of the call cost together, as far as the CLI said."""
-        reported = [a.usage for a in self.attempts if a.usage is not None]
-        return sum(reported[1:], reported[0]) if reported else None
-
-    @property
-    def served(self) -> tuple[str, ...]:
-        """The models that served the call as its CLI named them, the main one first: the
-        last attempt's (the one whose answer or failure the call ends with); () when the CLI
-        named none, never the model council asked for."""
-        return self.attempts[-1].served if self.attempts else ()
-
-    @property
-    def spans(self) -> tuple[Span, ...]:
-        return tuple(Span(a.started_s, a.duration_s, a.status.value) for a in self.attempts)
 
 
 async def run_call(
@@ -158,7 +59,6 @@ async def run_call(
     policy: RetryPolicy | None = None,
     model: str | None = None,
     effort: str | None = None,
-    on_soft_timeout: Callable[[], None] | None = None,
     environ: Mapping[str, str] | None = None,
     cap_bytes: int = DEFAULT_CAP_BYTES,
     tmp_dir: Path | None = None,
@@ -186,7 +86,6 @@ async def run_call(
                 policy=policy,
                 model=model,
                 effort=effort,
-                on_soft_timeout=on_soft_timeout,
                 environ=environ,
                 cap_bytes=cap_bytes,
                 tmp_dir=own,
@@ -202,96 +101,86 @@ async def run_call(
     start = anyio.current_time()
     started_at = time.time()
     hard_deadline = start + timeouts.hard_s
-    exceeded_soft = False
     attempts: list[Attempt] = []
     verdict = Verdict(Status.ERROR, detail="not started")
     last_err = ""
     hidden_words = 0
 
-    async def watch_soft() -> None:
-        nonlocal exceeded_soft
-        await anyio.sleep_until(start + timeouts.soft_s)
-        exceeded_soft = True
-        if on_soft_timeout is not None:
-            on_soft_timeout()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(watch_soft)
-        number = 0
-        retries = 0  # what the retry policy counts: a redo to classify a warm failure is none
-        redo_cold = False
-        while True:
-            number += 1
-            attempt_start = anyio.current_time()
-            ran: _Ran | None = None
-            if warm is not None and warm.usable and not redo_cold:
-                ran = await _warm_attempt(warm, prompt, files, number, hard_deadline, timeouts)
-            if ran is None:
-                ran = await _spawn_attempt(
-                    adapter,
-                    tool,
-                    prompt,
-                    room=room,
-                    files=files,
-                    number=number,
-                    model=model,
-                    effort=effort,
-                    environ=environ,
-                    cap_bytes=cap_bytes,
-                    tmp_dir=tmp_dir,
-                    confine=confine,
-                    deadline=hard_deadline,
-                    timeouts=timeouts,
-                    lean_prompt=lean_prompt,
-                )
-            verdict, hidden_words = ran.verdict, ran.hidden_words
-            last_err = ran.err_text
-            attempts.append(
-                Attempt(
-                    number=number,
-                    started_s=round(attempt_start - start, 3),
-                    status=verdict.status,
-                    exit_code=ran.exit_code,
-                    duration_s=ran.duration_s,
-                    detail=verdict.detail,
-                    argv=ran.argv,
-                    response_file=files.response(number),
-                    err_file=files.err(number),
-                    killed=ran.killed,
-                    dropped_bytes=ran.dropped_bytes,
-                    usage=verdict.usage,
-                    served=verdict.served,
-                    warm=ran.warm,
-                )
+    number = 0
+    retries = 0  # what the retry policy counts: a redo to classify a warm failure is none
+    redo_cold = False
+    while True:
+        number += 1
+        attempt_start = anyio.current_time()
+        ran: _Ran | None = None
+        if warm is not None and warm.usable and not redo_cold:
+            ran = await _warm_attempt(warm, prompt, files, number, hard_deadline, timeouts)
+        if ran is None:
+            ran = await _spawn_attempt(
+                adapter,
+                tool,
+                prompt,
+                room=room,
+                files=files,
+                number=number,
+                model=model,
+                effort=effort,
+                environ=environ,
+                cap_bytes=cap_bytes,
+                tmp_dir=tmp_dir,
+                confine=confine,
+                deadline=hard_deadline,
+                timeouts=timeouts,
+                lean_prompt=lean_prompt,
             )
-            if ran.spawn_error:
-                break  # a missing or unrunnable binary will not appear on a retry
-            if ran.redo_cold and anyio.current_time() < hard_deadline:
-                redo_cold = True  # at once, and not counted: it only reads what happened
-                continue
-            redo_cold = False
-            delay = policy.delay(verdict.status, retries, verdict.retry_after_s)
-            if delay is None:
-                break
-            retries += 1
-            if anyio.current_time() + delay >= hard_deadline:
-                verdict = Verdict(
-                    verdict.status,
-                    verdict.text,
-                    f"{verdict.detail} (no time left for a retry before the hard "
-                    f"limit of {timeouts.hard_s:g}s)",
-                )
-                break
-            await anyio.sleep(delay)
-        tg.cancel_scope.cancel()
+        verdict, hidden_words = ran.verdict, ran.hidden_words
+        last_err = ran.err_text
+        attempts.append(
+            Attempt(
+                number=number,
+                started_s=round(attempt_start - start, 3),
+                status=verdict.status,
+                exit_code=ran.exit_code,
+                duration_s=ran.duration_s,
+                detail=verdict.detail,
+                argv=ran.argv,
+                response_file=files.response(number),
+                err_file=files.err(number),
+                killed=ran.killed,
+                dropped_bytes=ran.dropped_bytes,
+                usage=verdict.usage,
+                served=verdict.served,
+                warm=ran.warm,
+            )
+        )
+        if ran.spawn_error:
+            break  # a missing or unrunnable binary will not appear on a retry
+        if ran.redo_cold and anyio.current_time() < hard_deadline:
+            redo_cold = True  # at once, and not counted: it only reads what happened
+            continue
+        redo_cold = False
+        delay = policy.delay(verdict.status, retries, verdict.retry_after_s)
+        if delay is None:
+            break
+        retries += 1
+        if anyio.current_time() + delay >= hard_deadline:
+            verdict = Verdict(
+                verdict.status,
+                verdict.text,
+                f"{verdict.detail} (no time left for a retry before the hard "
+                f"limit of {timeouts.hard_s:g}s)",
+            )
+            break
+        await anyio.sleep(delay)
 
+    latency_s = anyio.current_time() - start
     return CallOutcome(
         status=verdict.status,
         text=verdict.text,
         detail=verdict.detail,
-        latency_s=anyio.current_time() - start,
+        latency_s=latency_s,
         started_at=started_at,
-        exceeded_soft=exceeded_soft,
+        exceeded_soft=latency_s > timeouts.soft_s,
         attempts=tuple(attempts),
         stderr_tail=tail(last_err, 20),
         hidden_words=hidden_words if verdict.status is Status.OK else 0,

@@ -9,16 +9,17 @@ The rules, a module each, in the order they run, plus how a hit is written (`mar
   key ids (and a 40-character secret next to one or to an `aws_secret_access_key` name),
   GitHub, GitLab, Slack, Stripe and npm tokens, OpenAI, Anthropic and Google keys, JWTs,
   bearer tokens, passwords in URLs and connection strings.
-- `grammars` (with `keys`): values of keys named like password/passwd/passphrase/secret/
-  token/api_key/apikey/private_key (and a config's `auth`): every such value in `.env`, shell,
-  YAML, JSON, INI and TOML files, in Markdown code fences of those languages and in
-  `key=value` quoted in Markdown; in source code only a quoted literal assigned to an
-  unambiguous name (`token` alone is a lexer's variable far more often than a credential).
+- `grammars` (with `keys` and `config_lines`): values of keys named like password/passwd/
+  passphrase/secret/token/api_key/apikey/private_key (and a config's `auth`): every such value
+  in `.env`, shell, YAML, JSON, INI and TOML files, in Markdown code fences of those
+  languages and in `key=value` quoted in Markdown; in source code only a quoted literal
+  assigned to an unambiguous name (`token` alone is a lexer's variable far more often than a
+  credential).
 - `prefixes`: 121 vendors' token formats, known by their prefix wherever they are written.
 - `unnamed`: secrets with no key name, by where they stand (headers, connection-string
-  fields, URL queries, command-line flags, `.netrc`, a call's argument beside an id) and by
-  their look (a machine-made token standing alone; digests, UUIDs, `data:` URIs, base64
-  blocks, identifiers and object ids stay).
+  fields, URL queries, command-line flags, `.netrc`, a call's argument beside an id).
+- `generated`: secrets with no key name, by their look (a machine-made token standing alone;
+  digests, UUIDs, `data:` URIs, base64 blocks, identifiers and object ids stay).
 
 What keeps false positives low: generic prefixes (`sk-`, `Bearer`) and tokens with no
 context need a random-looking body (upper case, lower case and digits in short pieces); hex
@@ -40,6 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from council.context.redact.generated import apply_entropy
 from council.context.redact.grammars import grammar_of, redact_by_grammar
 from council.context.redact.keys import is_placeholder, secret_key_kind
 from council.context.redact.marks import MARKER, Hits, marker
@@ -51,7 +53,7 @@ from council.context.redact.shapes import (
     apply_shapes,
     compile_extra_patterns,
 )
-from council.context.redact.unnamed import apply_context_rules, apply_entropy, apply_marked
+from council.context.redact.unnamed import apply_context_rules, apply_marked
 
 _DIFF_FILE = re.compile(r"^diff --git (?:\S+) b/(?P<name>.+)$")
 # Files made of digests: their hex and base64 runs are hashes, never keys.

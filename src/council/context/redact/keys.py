@@ -77,6 +77,10 @@ def is_placeholder(value: str) -> bool:
     return bool(words) and all(w in noise for w in words)
 
 
+# A word or identifier (`Marker`, `REFRESH_TOKEN`, `not supported`): a key or token is
+# machine-made, so such a value under its name is a field name or a constant.
+IDENTIFIER_LIKE = re.compile(r"[A-Za-z]+(?:[-_. :][A-Za-z]+)*")
+
 _SECRET_WORDS = ("password", "passwd", "token", "secret", "apikey", "api_key", "privatekey")
 
 
