@@ -26,7 +26,7 @@ from council.adapters import adapter_for, default_order, known_names
 from council.adapters.base import Adapter, Status, Tool, telling_line
 from council.config import Config
 from council.context.roomdir import RoomDir
-from council.debate.seating import DefaultSeats, default_seats
+from council.panel.seating import DefaultSeats, default_seats
 from council.errors import CouncilError
 from council.prompts import render
 from council.runner import CallFiles, RetryPolicy, Timeouts, confine, run_call

@@ -25,7 +25,7 @@ from council.config import (
     Sourced,
     pick,
 )
-from council.debate.seating import pick_advocate, pick_other_vendor
+from council.panel.seating import pick_advocate, pick_other_vendor
 from council.errors import NoUsableCliError, UsageError
 from council.panel.seat import (
     SeatPlan,

@@ -28,6 +28,7 @@ from council.panel.seat import (
     timeouts_by_cli,
     unique_seat_name,
 )
+from council.panel.seating import pick_advocate, pick_other_vendor
 from council.review.findings import SEVERITIES
 
 FORMATS = ("md", "json", "sarif")
@@ -216,15 +217,13 @@ def _default_reviewers(
     other vendor is installed."""
     if sim:
         return [SeatSpec("sim"), SeatSpec("sim")]
-    usable = [n for n in default_order() if is_installed(n)]
-    if not usable:
+    first = pick_advocate(is_installed)
+    if first is None:
         raise NoUsableCliError(
             "no AI CLI found to review with: install one (see `council doctor`) "
             "or try council offline with --sim"
         )
-    first = usable[0]
-    vendor = adapter_for(first, config.clis).vendor
-    other = next((n for n in usable if adapter_for(n, config.clis).vendor != vendor), None)
+    other = pick_other_vendor(first, is_installed, lambda n: adapter_for(n, config.clis).vendor)
     if other is None:
         warn(f"only one vendor's CLI is installed: both reviewers are {first}")
         other = first
