@@ -26,6 +26,7 @@ LAYERS = {
         "sim",
         "hosts",
         "panel",
+        "doctor",
     },
     "protocols": {"debate", "review"},
     "front ends": {"cli", "mcp", "__main__"},

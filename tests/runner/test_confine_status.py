@@ -11,7 +11,7 @@ import pytest
 
 from council.cli.doctor import render_table
 from council.context import protection_note
-from council.debate.doctor import DoctorReport, report_json
+from council.doctor import DoctorReport, report_json
 from council.panel.seating import DefaultSeats
 from council.runner import confine
 
