@@ -27,6 +27,7 @@ LAYERS = {
         "hosts",
         "panel",
         "doctor",
+        "report",
     },
     "protocols": {"debate", "review"},
     "front ends": {"cli", "mcp", "__main__"},

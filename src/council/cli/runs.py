@@ -202,15 +202,15 @@ def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None
     "--html",
     "form",
     flag_value="html",
-    help="Write a self-contained page (decision, record, timeline of every call) into the "
-    "record and print its path.",
+    help="Write a self-contained page (a debate's decision or a review's findings, the "
+    "record, a timeline of every call) into the record and print its path.",
 )
 @scratchpad_option
 @click.pass_obj
 def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> ExitCode:
     """Print a run's record: a debate's DECISION or a review's findings as Markdown, or its
-    result JSON (a review also as SARIF); or write a debate as one HTML page with a timeline
-    of every call.
+    result JSON (a review also as SARIF); or write it as one HTML page with a timeline of
+    every call.
 
     Example: council show last --json | jq .decision.recommendation
 
@@ -231,7 +231,8 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
     result = load_result(record, run_state)
     if form == "html":
         # Here, not at the top: Jinja2 and the report stay out of `council --version`.
-        from council.debate.report import REPORT, write_report
+        from council.debate.report import write_report
+        from council.report.page import REPORT
 
         write_report(record, result, run_state)
         click.echo(record.display() + REPORT)
@@ -245,11 +246,16 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
 def _show_review(record: Record, run_state: dict[str, Any], form: str) -> ExitCode:
     from council.review.result import load_result, render
 
+    result = load_result(record, run_state)
     if form == "html":
-        raise UsageError(
-            f"{record.id} is a review: no HTML page for reviews yet; use --md, --json or --sarif"
-        )
-    click.echo(render(load_result(record, run_state), form), nl=False)
+        # Here, not at the top: Jinja2 and the report stay out of `council --version`.
+        from council.report.page import REPORT
+        from council.review.report import write_report
+
+        write_report(record, result, run_state)
+        click.echo(record.display() + REPORT)
+    else:
+        click.echo(render(result, form), nl=False)
     return ExitCode.OK
 
 
