@@ -18,8 +18,8 @@ from typing import Any
 from council.adapters import adapter_for
 from council.config import Config
 from council.context import (
-    DebateContext,
     Redactor,
+    RunContext,
     context_json,
     gather_context,
     protection_note,
@@ -66,7 +66,7 @@ class Prepared:
     and is locked by this process."""
 
     plan: DebatePlan
-    context: DebateContext
+    context: RunContext
     record: Record
     state: DebateState
     lock: RecordLock
@@ -111,7 +111,7 @@ def run_detached(
     state = DebateState.from_json(record.read_json(STATE))
     ready = Prepared(
         DebatePlan.from_json(state.plan),
-        DebateContext.from_json(record.read_json("context.json")),
+        RunContext.from_json(record.read_json("context.json")),
         record,
         state,
         RecordLock(lock_fd),
@@ -198,7 +198,7 @@ def resume_debate(
         lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
         return _finish(record, state, cwd, None)
-    context = DebateContext.from_json(record.read_json("context.json"))
+    context = RunContext.from_json(record.read_json("context.json"))
     progress.log_to(record.file(PROGRESS))
     progress.info(
         f"resuming {record.id} from {state.phase} (round {state.round}); replies "
@@ -291,7 +291,7 @@ def _shared_vendor_votes(plan: DebatePlan, config: Config) -> str | None:
     )
 
 
-def _setup_line(plan: DebatePlan, context: DebateContext) -> str:
+def _setup_line(plan: DebatePlan, context: RunContext) -> str:
     proxies = ",".join(p.cli for p in plan.proxies) or "none"
     lead = plan.lead.cli if plan.lead else "caller"
     redactions = sum(f.redactions for f in context.files)

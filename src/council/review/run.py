@@ -21,8 +21,8 @@ from typing import Any
 from council.atomicio import write_output
 from council.config import Config
 from council.context import (
-    DebateContext,
     Redactor,
+    RunContext,
     context_json,
     gather_context,
     protection_note,
@@ -62,7 +62,7 @@ class Prepared:
     is locked by this process."""
 
     plan: ReviewPlan
-    context: DebateContext
+    context: RunContext
     record: Record
     state: ReviewState
     lock: RecordLock
@@ -105,7 +105,7 @@ def run_detached_review(
     state = ReviewState.from_json(record.read_json(STATE))
     ready = Prepared(
         ReviewPlan.from_json(state.plan),
-        DebateContext.from_json(record.read_json("context.json")),
+        RunContext.from_json(record.read_json("context.json")),
         record,
         state,
         RecordLock(lock_fd),
@@ -159,7 +159,7 @@ def prepare_review(
     return Prepared(plan, context, record, state, lock)
 
 
-def context_seed(context: DebateContext) -> int:
+def context_seed(context: RunContext) -> int:
     """The shuffle's seed when none is given: from the code under review, so the same code
     is cross-checked in the same order (and a record says which seed it used)."""
     digest = hashlib.sha256(render_context_md(context).encode("utf-8")).hexdigest()
@@ -181,7 +181,7 @@ def resume_review(
     state.status = "running"
     ready = Prepared(
         ReviewPlan.from_json(state.plan),
-        DebateContext.from_json(record.read_json("context.json")),
+        RunContext.from_json(record.read_json("context.json")),
         record,
         state,
         lock,
@@ -261,7 +261,7 @@ def _resolve(cwd: Path, path: str) -> Path:
     return candidate if candidate.is_absolute() else cwd / candidate
 
 
-def _setup_line(plan: ReviewPlan, context: DebateContext, seed: int) -> str:
+def _setup_line(plan: ReviewPlan, context: RunContext, seed: int) -> str:
     reviewers = ",".join(r.cli for r in plan.reviewers)
     lines = sum(f.lines_sent for f in context.excerpts)
     redactions = context.total_redactions
