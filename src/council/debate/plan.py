@@ -192,6 +192,7 @@ def resolve_plan(
     settings = plan_settings(flags, config)
     preset = find_preset(flags.preset, config)
     debate = config.debate
+    run = config.run  # the settings a review reads too
 
     rounds = settings["rounds"].value
     if rounds not in ROUNDS:
@@ -306,15 +307,15 @@ def resolve_plan(
         files=flags.files,
         diff_ref=flags.diff,
         words=dict(debate.words),
-        file_lines=debate.file_lines,
-        total_lines=debate.total_lines,
-        context_lines=debate.context_lines,
-        ready_timeout_s=debate.ready_timeout_s,
-        hard_timeout_factor=debate.hard_timeout_factor,
+        file_lines=run.file_lines,
+        total_lines=run.total_lines,
+        context_lines=run.context_lines,
+        ready_timeout_s=run.ready_timeout_s,
+        hard_timeout_factor=run.hard_timeout_factor,
         blind=settings["blind"].value,
-        max_warm_seats=0 if flags.cold else debate.max_warm_seats,
+        max_warm_seats=0 if flags.cold else run.max_warm_seats,
         lean=not flags.no_lean,
-        on_injection=debate.on_injection,
+        on_injection=run.on_injection,
         max_cost=flags.max_cost if flags.max_cost is not None else debate.max_cost,
         distinct=config.quorum.distinct,
         # A run on the simulator alone is SIMULATED, whether or not --sim said so.

@@ -4,8 +4,9 @@ Reviewers: `--with codex,gemini[,...]` (seat specs `cli[:model][#effort]`; `auto
 installed CLI); by default the first two installed CLIs of different vendors (the registry's
 order), or one CLI twice when only one vendor is installed (with a warning). A review needs
 at least two reviewers: the cross-check is the point. `--sim` seats every reviewer on the
-simulator. The context limits, the READY timeout and the hard-limit factor are the debate's
-settings of council.yaml (`debate.file_lines`, ...), so one config serves both.
+simulator. The context limits, the READY timeout, the hard-limit factor, the warm seats and
+the injection policy are the settings every run reads (`config.run`), written under `debate:`
+in council.yaml (`debate.file_lines`, ...), so one config serves both protocols.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def resolve_review_plan(
                 soft_timeout_s=timeouts.get(cli, timeouts.get(spec.cli)),
             )
         )
-    debate = config.debate
+    run = config.run
     output, output_format = None, flags.format
     if flags.output is not None:
         path = Path(flags.output).expanduser()
@@ -161,12 +162,12 @@ def resolve_review_plan(
         output=output,
         output_format=output_format,
         seed=flags.seed,
-        file_lines=debate.file_lines,
-        total_lines=debate.total_lines,
-        context_lines=debate.context_lines,
-        ready_timeout_s=debate.ready_timeout_s,
-        hard_timeout_factor=debate.hard_timeout_factor,
-        max_warm_seats=0 if flags.cold else debate.max_warm_seats,
+        file_lines=run.file_lines,
+        total_lines=run.total_lines,
+        context_lines=run.context_lines,
+        ready_timeout_s=run.ready_timeout_s,
+        hard_timeout_factor=run.hard_timeout_factor,
+        max_warm_seats=0 if flags.cold else run.max_warm_seats,
         simulated=flags.sim,
         allow_outside=flags.allow_outside,
         allow_secrets=flags.allow_secrets,
@@ -174,7 +175,7 @@ def resolve_review_plan(
         extra_patterns=config.redact.extra_patterns,
         allow_files=config.redact.allow_files,
         lean=not flags.no_lean,
-        on_injection=debate.on_injection,
+        on_injection=run.on_injection,
     )
 
 
