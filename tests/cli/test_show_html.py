@@ -123,6 +123,11 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> Shown:
         "app.py",
     )
     assert ran.returncode == 0, ran.stderr
+    return show_html(project)
+
+
+def show_html(project: Project) -> Shown:
+    """`council show last --html` and the page it wrote, read back."""
     out = project.run("show", "last", "--html")
     assert out.returncode == 0, out.stderr
     record = project.record()
@@ -350,17 +355,7 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Shown:
     (project.root / "x.py").write_text(REVIEWED)
     ran = project.run("review", "--files", "x.py", "--sim")
     assert ran.returncode == 0, ran.stderr
-    out = project.run("show", "last", "--html")
-    assert out.returncode == 0, out.stderr
-    record = project.record()
-    assert out.stdout == f".scratchpad/{record.name}/report.html\n"
-    report = project.root / out.stdout.strip()
-    html = report.read_text(encoding="utf-8")
-    page = Page()
-    page.feed(html)
-    page.close()
-    state = json.loads((record / "state.json").read_text())
-    return Shown(project, record, report, html, page, state)
+    return show_html(project)
 
 
 def words(text: str) -> str:
