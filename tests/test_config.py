@@ -3,6 +3,7 @@ the key path and what was expected (exit 4)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,10 @@ import pytest
 from council.adapters import adapter_for
 from council.adapters.custom import CustomAdapter
 from council.adapters.sim import SimAdapter
-from council.config import Config, load_config, parse_config
+from council.config import Config, RunSettings, load_config, parse_config
+from council.debate.plan import DebateFlags, resolve_plan
 from council.errors import ConfigError
+from council.review.plan import ReviewFlags, resolve_review_plan
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -168,3 +171,29 @@ def test_lean_warm_and_version_args_are_stored():
     )
     assert (config.clis["codex"].lean, config.clis["codex"].warm) == (False, False)
     assert config.clis["mine"].version_args == () and config.clis["mine"].command == ("mine",)
+
+
+def test_the_settings_every_run_reads_are_the_debate_keys_users_write(tmp_path):
+    write(
+        tmp_path,
+        "debate:\n  file_lines: 40\n  total_lines: 90\n  context_lines: 3\n"
+        "  ready_timeout_s: 7\n  hard_timeout_factor: 2\n  max_warm_seats: 1\n"
+        "  on_injection: exclude\n",
+    )
+    config = load_config(cwd=tmp_path, environ={})
+    assert config.run == RunSettings(
+        context_lines=3,
+        file_lines=40,
+        total_lines=90,
+        ready_timeout_s=7,
+        hard_timeout_factor=2,
+        max_warm_seats=1,
+        on_injection="exclude",
+    )
+    (tmp_path / "a.py").write_text("x = 1\n")
+    debate = resolve_plan(DebateFlags(question="q", sim=True), config, lambda _n: False)
+    review = resolve_review_plan(
+        ReviewFlags(files=("a.py",), sim=True), config, cwd=tmp_path, installed=lambda _n: False
+    )
+    for plan in (debate, review):
+        assert {k: getattr(plan, k) for k in asdict(config.run)} == asdict(config.run)

@@ -26,6 +26,8 @@ LAYERS = {
         "sim",
         "hosts",
         "panel",
+        "doctor",
+        "report",
     },
     "protocols": {"debate", "review", "protocols"},
     "front ends": {"cli", "mcp", "__main__"},

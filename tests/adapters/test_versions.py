@@ -28,9 +28,9 @@ from council.adapters.base import (
 )
 from council.adapters.registry import unregister
 from council.config import parse_config
-from council.debate.doctor import report_json, run_doctor
 from council.debate.plan import DebateFlags
 from council.debate.protocol import DEBATE
+from council.doctor import report_json, run_doctor
 from council.panel.run import start
 from council.progress import Progress
 from council.runner.resolve import resolve_tool

@@ -123,6 +123,11 @@ def shown(tmp_path_factory: pytest.TempPathFactory) -> Shown:
         "app.py",
     )
     assert ran.returncode == 0, ran.stderr
+    return show_html(project)
+
+
+def show_html(project: Project) -> Shown:
+    """`council show last --html` and the page it wrote, read back."""
     out = project.run("show", "last", "--html")
     assert out.returncode == 0, out.stderr
     record = project.record()
@@ -259,7 +264,10 @@ def test_version_does_not_load_jinja_or_the_report(tmp_path):
     )
     imported = {line.rsplit("|", 1)[-1].strip() for line in ran.stderr.splitlines()}
     assert "council.cli.runs" in imported  # the list is real
-    assert not {"jinja2", "council.debate.report", "council.debate.chart"} & imported
+    assert (
+        not {"jinja2", "council.debate.report", "council.review.report", "council.report.chart"}
+        & imported
+    )
 
 
 def png_size_and_pixels(path: Path) -> tuple[int, int, bytes]:
@@ -279,8 +287,8 @@ def png_size_and_pixels(path: Path) -> tuple[int, int, bytes]:
     return width, height, zlib.decompress(b"".join(chunks))
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-def test_headless_chromium_renders_the_page(shown, tmp_path):
+def screenshot(report: Path, tmp_path: Path) -> Path:
+    """The page as headless Chromium draws it, 1280x2000."""
     assert CHROMIUM is not None
     png = tmp_path / "report.png"
     # The flags keep Chromium off the network and away from the user's profile.
@@ -298,7 +306,7 @@ def test_headless_chromium_renders_the_page(shown, tmp_path):
         f"--user-data-dir={tmp_path / 'profile'}",
         "--window-size=1280,2000",
         f"--screenshot={png}",
-        shown.report.as_uri(),
+        report.as_uri(),
     ]
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR")}
     ran = subprocess.run(
@@ -310,8 +318,98 @@ def test_headless_chromium_renders_the_page(shown, tmp_path):
         stdin=subprocess.DEVNULL,
     )
     assert png.is_file(), ran.stderr[-2000:]
+    return png
+
+
+def assert_drawn(png: Path) -> None:
     width, height, pixels = png_size_and_pixels(png)
     assert (width, height) == (1280, 2000)
     # A blank page compresses to a handful of byte values whatever the PNG filter; text,
     # anti-aliasing and coloured bars give well over a hundred.
     assert len(set(pixels)) > 100
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_headless_chromium_renders_the_page(shown, tmp_path):
+    assert_drawn(screenshot(shown.report, tmp_path))
+
+
+# A review's page, from a real simulated review: the simulator finds one smell a line.
+REVIEWED = """\
+import pickle
+
+
+def load(db, blob, name):
+    rows = db.execute(f"SELECT * FROM users WHERE name = '{name}'")
+    try:
+        return eval(blob), rows
+    except:
+        # TODO: a schema
+        return pickle.loads(blob)
+"""
+
+
+@pytest.fixture(scope="module")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Shown:
+    project = Project(tmp_path_factory.mktemp("show-html-review"))
+    (project.root / "x.py").write_text(REVIEWED)
+    ran = project.run("review", "--files", "x.py", "--sim")
+    assert ran.returncode == 0, ran.stderr
+    return show_html(project)
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_reviews_page_shows_every_finding_as_council_show_prints_it(reviewed):
+    result = json.loads((reviewed.record / "result.json").read_text())
+    markdown = (reviewed.record / "review.md").read_text()
+    text = words("".join(reviewed.page.text))
+    assert f"Review of {result['subject']}" in text
+    findings = result["findings"]
+    assert {f["severity"] for f in findings} >= {"critical", "high", "medium", "low"}
+    articles = [e for e in reviewed.page.elements if e.tag == "article"]
+    severity_rank = ["critical", "high", "medium", "low"]
+    by_severity = sorted(findings, key=lambda f: severity_rank.index(f["severity"]))
+    assert [a.classes[2] for a in articles] == [f["severity"] for f in by_severity]
+    for finding in findings:
+        # Its heading, then the same Markdown lines `council show` prints under it.
+        assert f"{finding['id']} · {finding['severity']} · {finding['title']}" in text
+        body = markdown.split(f"### {finding['id']} {finding['title']}\n", 1)[1]
+        body = body.split("\n### ", 1)[0].split("\n## ", 1)[0]
+        assert words(body) in text
+        assert finding["detail"] in text and finding["suggestion"] in text
+    assert not re.search(r"https?://|<script|<link", reviewed.html)
+    for reviewer in result["reviewers"]:
+        assert reviewer["name"] in text
+
+
+def test_a_reviews_page_draws_every_call_in_its_timeline(reviewed):
+    calls = calls_of(reviewed.state)
+    assert len(calls) == 4  # two reviewers, a REVIEW and a CROSS_CHECK each
+    bars = [e for e in reviewed.page.elements if e.tag == "rect" and "call" in e.classes]
+    drawn = sorted(b.title.split(" · ok")[0] for b in bars)
+    assert drawn == sorted(f"{c['seat']} · {c['phase']} (round {c['round']})" for c in calls)
+    rows = [e.title for e in reviewed.page.having("text", "seat")]
+    assert rows == ["reviewer-sim", "reviewer-sim-2"]
+    phases = [e.title.split(" (round")[0] for e in reviewed.page.having("text", "phase-name")]
+    assert phases == ["SETUP", "REVIEW", "CROSS_CHECK", "MERGE"]
+    listed = [e for e in reviewed.page.elements if e.tag == "tr" and "call-row" in e.classes]
+    assert len(listed) == len(calls)
+
+
+def test_markup_in_a_finding_is_text_on_a_reviews_page(reviewed):
+    from council.review.report import render_report
+
+    result = json.loads((reviewed.record / "result.json").read_text())
+    hostile = "</pre></svg><script>alert(1)</script>"
+    findings = [{**f, "title": hostile, "detail": hostile} for f in result["findings"]]
+    html = render_report({**result, "findings": findings}, reviewed.state, [])
+    assert "<script" not in html and "</svg><" not in html
+    assert html.count("&lt;/pre&gt;&lt;/svg&gt;&lt;script&gt;") == 2 * len(findings)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_headless_chromium_renders_a_reviews_page(reviewed, tmp_path):
+    assert_drawn(screenshot(reviewed.report, tmp_path))

@@ -14,7 +14,7 @@ import pytest
 from context.secrets_corpus import find_leaks, plant_secret_corpus, read_tree, snapshot
 from council.adapters import adapter_for
 from council.context import (
-    DebateContext,
+    RunContext,
     build_room,
     context_json,
     gather_context,
@@ -37,12 +37,12 @@ HEADER = (
 )
 
 
-def debate_prompt(ctx: DebateContext, question: str = "Is this configuration safe?") -> str:
+def debate_prompt(ctx: RunContext, question: str = "Is this configuration safe?") -> str:
     """A prompt shaped like the real ones: header, question, the context as sent."""
     return f"{HEADER}ACTION: CHALLENGE\nQuestion: {question}\n\n{render_context_md(ctx)}"
 
 
-async def call_seat(cli: str, ctx: DebateContext, record: Path, seat: str) -> CallOutcome:
+async def call_seat(cli: str, ctx: RunContext, record: Path, seat: str) -> CallOutcome:
     room = record / "rooms" / seat
     build_room(room, ctx)
     adapter = adapter_for(cli)

@@ -17,13 +17,13 @@ from council.context import (
     render_context_md,
     setup_report,
 )
-from council.context.model import DebateContext
+from council.context.model import RunContext
 
 SECRET = "Sup3r-S3cret-Pa55!"
 
 
 @pytest.fixture
-def ctx(project: Path) -> DebateContext:
+def ctx(project: Path) -> RunContext:
     write(project, "app.py", "def main() -> None:\n    pass\n")
     write(project, "conf/db.yaml", f"db:\n  password: {SECRET}\n")
     write(project, "big.md", numbered(700))
@@ -98,5 +98,5 @@ def test_the_context_object_fits_the_shipped_result_schema(ctx):
 
 def test_a_context_saved_as_json_loads_back_equal(ctx):
     saved = json.loads(json.dumps(ctx.to_json()))
-    assert DebateContext.from_json(saved) == ctx
+    assert RunContext.from_json(saved) == ctx
     assert SECRET not in json.dumps(saved)

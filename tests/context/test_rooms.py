@@ -14,13 +14,13 @@ import pytest
 
 from context.tree import numbered, write
 from council.context import build_room, gather_context, protection_note, remove_room
-from council.context.model import DebateContext, FileExcerpt
+from council.context.model import FileExcerpt, RunContext
 from council.context.rooms import room_files
 from council.runner import confine
 
 
 @pytest.fixture
-def ctx(project: Path) -> DebateContext:
+def ctx(project: Path) -> RunContext:
     write(project, "app/main.py", "import os\nTOKEN = 'ghp_" + "Ab3" * 12 + "'\n")
     write(project, "README.md", "# readme\n")
     write(project, "app/big.py", numbered(1200))
@@ -68,7 +68,7 @@ def test_a_room_path_that_would_leave_the_room_is_rejected(scratch):
     bad = FileExcerpt(
         path="../escape.py", text="x", lines_total=1, lines_sent=1, truncated=False, redactions=0
     )
-    ctx = DebateContext(root=scratch, files=(bad,), diff=None, technical=(), warnings=())
+    ctx = RunContext(root=scratch, files=(bad,), diff=None, technical=(), warnings=())
     with pytest.raises(ValueError, match="not a safe relative path"):
         build_room(scratch / "rooms" / "x", ctx)
     assert not (scratch / "rooms" / "escape.py").exists()

@@ -1,6 +1,6 @@
 """The report page and its timeline, from hand-made states: the cases a simulated debate does
 not produce on demand (a late answer, a run resumed hours later, phases a few milliseconds
-apart, hostile names), checked on the shapes `debate/chart.py` computes and on the page."""
+apart, hostile names), checked on the shapes `report/chart.py` computes and on the page."""
 
 from __future__ import annotations
 
@@ -9,16 +9,17 @@ from typing import Any
 
 import pytest
 
-from council.debate.chart import (
+from council.debate.report import render_report
+from council.debate.result import build_result
+from council.debate.state import Contribution, DebateState
+from council.report.chart import (
     LANE_H,
     PHASE_FONT_PX,
     Chart,
     _text_w,
 )
-from council.debate.report import render_report, timeline_chart
-from council.debate.result import build_result
-from council.debate.state import Contribution, DebateState
-from council.debate.timeline import Clock, calls_from_state, tick_step
+from council.report.page import seat_rows, timeline_chart
+from council.report.timeline import Clock, calls_from_state, tick_step
 
 T0 = 1_800_000_000.0  # a Unix time: every call starts a few seconds after it
 
@@ -78,7 +79,7 @@ def phase_note(name: str, at: float, round_no: int = 1) -> dict[str, Any]:
 
 def chart_of(state: dict[str, Any], transcript: list[dict[str, Any]]) -> Chart:
     result = build_result(DebateState.from_json(state), ".scratchpad/x/")
-    chart = timeline_chart(result, state, transcript)
+    chart = timeline_chart(seat_rows(result["seats"]), state, transcript)
     assert chart is not None
     return chart
 

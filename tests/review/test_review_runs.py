@@ -51,7 +51,7 @@ def test_a_detached_review_is_followed_with_wait_and_prints_in_its_own_format(pr
     assert shown.stdout == (project.record() / "review.md").read_text()
     assert json.loads(project.run("show", "last", "--sarif").stdout)["version"] == "2.1.0"
     html = project.run("show", "last", "--html")
-    assert html.returncode == 2 and "no HTML page for reviews yet" in html.stderr
+    assert html.returncode == 0 and html.stdout == f".scratchpad/{run_id}/report.html\n"
 
 
 def test_cancel_stops_a_running_review_and_resume_finishes_it_reusing_the_reviews(project):

@@ -11,8 +11,8 @@ import pytest
 
 from council.cli.doctor import render_table
 from council.context import protection_note
-from council.debate.doctor import DoctorReport, report_json
-from council.debate.seating import DefaultSeats
+from council.doctor import DoctorReport, report_json
+from council.panel.seating import DefaultSeats
 from council.runner import confine
 
 NOT_CONFINED = (

@@ -1,4 +1,5 @@
-"""`council doctor`: the report of `council.debate.doctor`, as a table or JSON."""
+"""`council doctor`: the report of `council.doctor`, as a table or JSON; `--probe` checks the
+roles a debate with no flags seats (`debate.doctor_roles`)."""
 
 from __future__ import annotations
 
@@ -51,11 +52,19 @@ def doctor(
 
     import anyio
 
-    from council.debate.doctor import report_json, run_doctor
+    from council.debate.doctor_roles import configured_roles
+    from council.doctor import report_json, run_doctor
 
     config = state.config()
     report = report_json(
-        anyio.run(run_doctor, config, timeout_s, None, probe_timeout_s if probe else None)
+        anyio.run(
+            run_doctor,
+            config,
+            timeout_s,
+            None,
+            probe_timeout_s if probe else None,
+            configured_roles,
+        )
     )
     click.echo(json.dumps(report, indent=2) if as_json else render_table(report))
     if not report["can_debate"]:

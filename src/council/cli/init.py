@@ -27,7 +27,7 @@ def init(state: CliState, force: bool, timeout_s: float) -> ExitCode:
 
     from council.config import Config
     from council.config.template import FoundCli, render_template
-    from council.debate.doctor import run_doctor
+    from council.doctor import run_doctor
 
     path = state.config_path or Path("council.yaml")
     if path.exists() and not force:

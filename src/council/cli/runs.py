@@ -197,15 +197,15 @@ def list_runs(state: CliState, limit: int, as_json: bool, scratchpad: str | None
     "--html",
     "form",
     flag_value="html",
-    help="Write a self-contained page (decision, record, timeline of every call) into the "
-    "record and print its path.",
+    help="Write a self-contained page (a debate's decision or a review's findings, the "
+    "record, a timeline of every call) into the record and print its path.",
 )
 @scratchpad_option
 @click.pass_obj
 def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> ExitCode:
     """Print a run's record: a debate's DECISION or a review's findings as Markdown, or its
-    result JSON (a review also as SARIF); or write a debate as one HTML page with a timeline
-    of every call.
+    result JSON (a review also as SARIF); or write it as one HTML page with a timeline of
+    every call.
 
     Example: council show last --json | jq .decision.recommendation
 
@@ -223,9 +223,9 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
     result = load_result(protocol, record, run_state)
     if form == "html":
         # Here, not at the top: Jinja2 and the report stay out of `council --version`.
-        from council.debate.report import REPORT, write_report
+        from council.report.page import REPORT
 
-        write_report(record, result, run_state)
+        protocol.write_report(record, result, run_state)
         click.echo(record.display() + REPORT)
     else:
         click.echo(rendered(protocol, result, form), nl=False)

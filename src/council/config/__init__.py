@@ -46,6 +46,7 @@ from council.config.model import (
     QuorumSettings,
     RedactSettings,
     Roles,
+    RunSettings,
     builtin_presets,
 )
 
@@ -145,6 +146,7 @@ __all__ = [
     "QuorumSettings",
     "RedactSettings",
     "Roles",
+    "RunSettings",
     "Source",
     "Sourced",
     "builtin_presets",

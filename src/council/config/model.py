@@ -53,6 +53,22 @@ class DebateSettings:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """What every run reads, a debate's or a review's: the context limits, the READY timeout,
+    the hard-limit factor, the warm seats and the injection policy. Users write them under
+    `debate:` in council.yaml (`debate.file_lines`, ...), the keys they always had, so this is
+    a view of `DebateSettings` (`Config.run`), not a section of its own."""
+
+    context_lines: int
+    file_lines: int
+    total_lines: int
+    ready_timeout_s: float
+    hard_timeout_factor: float
+    max_warm_seats: int
+    on_injection: str
+
+
+@dataclass(frozen=True)
 class Preset:
     """What `--preset NAME` sets over the config file. None (or empty): the preset leaves it."""
 
@@ -114,6 +130,20 @@ class Config:
     scratchpad: str = ".scratchpad"
     redact: RedactSettings = field(default_factory=RedactSettings)
     origins: Mapping[KeyPath, Source] = field(default_factory=dict)
+
+    @property
+    def run(self) -> RunSettings:
+        """The settings both protocols share, read from the `debate:` keys users write."""
+        debate = self.debate
+        return RunSettings(
+            context_lines=debate.context_lines,
+            file_lines=debate.file_lines,
+            total_lines=debate.total_lines,
+            ready_timeout_s=debate.ready_timeout_s,
+            hard_timeout_factor=debate.hard_timeout_factor,
+            max_warm_seats=debate.max_warm_seats,
+            on_injection=debate.on_injection,
+        )
 
     def sourced(self, key: KeyPath) -> Sourced:
         """A top-level setting by key path (`debate.rounds`), with where it came from."""

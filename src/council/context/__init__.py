@@ -7,16 +7,16 @@ rounds 3 and later. One `Redactor` per run carries the user's own secret pattern
 """
 
 from council.context.gather import gather_context
-from council.context.model import DebateContext, FileExcerpt
+from council.context.model import FileExcerpt, RunContext
 from council.context.redact import Redactor, redact, redact_diff
 from council.context.render import context_json, files_block, render_context_md, setup_report
 from council.context.rooms import build_room, protection_note, remove_room
 from council.context.technical import refresh_technical_context
 
 __all__ = [
-    "DebateContext",
     "FileExcerpt",
     "Redactor",
+    "RunContext",
     "build_room",
     "context_json",
     "files_block",

@@ -1,4 +1,4 @@
-"""PARSE + CONTEXT: from `--files` and `--diff` to a `DebateContext`.
+"""PARSE + CONTEXT: from `--files` and `--diff` to a `RunContext`.
 
 Order of work, each step before anything leaves the machine:
 1. every path checked (missing, directory, outside the root, secret-file name); all refusals
@@ -27,7 +27,7 @@ from council.context.files import (
     split_lines,
 )
 from council.context.git import changed_names, git_diff
-from council.context.model import DebateContext, FileExcerpt
+from council.context.model import FileExcerpt, RunContext
 from council.context.paths import (
     Accepted,
     check_paths,
@@ -52,7 +52,7 @@ def gather_context(
     context_lines: int = 15,
     redactor: Redactor | None = None,
     allow_files: Sequence[str] = (),
-) -> DebateContext:
+) -> RunContext:
     """Read, check, redact (with the run's `redactor`; the built-in rules when None) and cap
     the debate's files. Raises `UsageError` listing every bad path."""
     cwd = cwd.resolve()
@@ -129,7 +129,7 @@ def gather_context(
     technical = build_technical_context(
         root, [(e.path, e.room_text or "") for e in excerpts], limit=context_lines
     )
-    return DebateContext(
+    return RunContext(
         root=root,
         files=tuple(excerpts),
         diff=diff_text,

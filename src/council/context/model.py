@@ -1,4 +1,5 @@
-"""The context of one debate as the lead hands it around: frozen, already capped and redacted."""
+"""The context of one run (a debate or a review) as the lead hands it around: frozen, already
+capped and redacted."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class FileExcerpt:
 
 
 @dataclass(frozen=True)
-class DebateContext:
+class RunContext:
     root: Path  # project root: git top level, else cwd
     files: tuple[FileExcerpt, ...]
     diff: str | None  # redacted `git diff REF` text, capped, or None
@@ -54,7 +55,7 @@ class DebateContext:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> DebateContext:
+    def from_json(cls, data: Mapping[str, Any]) -> RunContext:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 

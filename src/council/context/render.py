@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from council.context.fences import Fences
-from council.context.model import DebateContext, FileExcerpt
+from council.context.model import FileExcerpt, RunContext
 
 
 def _fence(text: str) -> str:
@@ -32,7 +32,7 @@ def _block(title: str, language: str, text: str, fenced: tuple[Fences, str] | No
     return f"### {title}\n{code}\n"
 
 
-def files_block(ctx: DebateContext, fences: Fences | None = None, *, numbered: bool = False) -> str:
+def files_block(ctx: RunContext, fences: Fences | None = None, *, numbered: bool = False) -> str:
     """The file excerpts as they go into prompts: the diff first (it is the subject when
     given), then each file in the order given, each between the run's `fences` (None: the
     record's `context.md`, which no model reads). `numbered`: each file line starts with its
@@ -68,7 +68,7 @@ def number_lines(text: str, lines_total: int) -> str:
     return "\n".join(out)
 
 
-def render_context_md(ctx: DebateContext, technical: Sequence[str] | None = None) -> str:
+def render_context_md(ctx: RunContext, technical: Sequence[str] | None = None) -> str:
     """`context.md` of the record: the technical context (the refreshed one when given) and
     the excerpts exactly as sent."""
     lines = list(ctx.technical if technical is None else technical)
@@ -100,7 +100,7 @@ def _excerpt_line(e: FileExcerpt) -> str:
     return f"  {e.path}: {sent}"
 
 
-def setup_report(ctx: DebateContext) -> list[str]:
+def setup_report(ctx: RunContext) -> list[str]:
     """The PARSE + CONTEXT part of the setup report, one stderr line per entry; the context's
     warnings are not among them."""
     summary = (
@@ -121,7 +121,7 @@ def setup_report(ctx: DebateContext) -> list[str]:
     return lines
 
 
-def context_json(ctx: DebateContext) -> dict[str, Any]:
+def context_json(ctx: RunContext) -> dict[str, Any]:
     """The result's `context` object (docs/spec/outputs.md): counts per file, never a secret. `diff`
     is added when `--diff` was given."""
     data: dict[str, Any] = {

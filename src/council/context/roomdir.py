@@ -22,7 +22,7 @@ from typing import Any
 
 import psutil
 
-from council.context.model import DebateContext
+from council.context.model import RunContext
 from council.context.rooms import build_room, remove_room, room_files
 
 RUNTIME_ENV = "XDG_RUNTIME_DIR"
@@ -115,7 +115,7 @@ class RoomDir:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         return path
 
-    def build(self, seat: str, context: DebateContext) -> Path:
+    def build(self, seat: str, context: RunContext) -> Path:
         """Build (or refresh) the seat's room and note what it holds."""
         room = self.room(seat)
         room.parent.mkdir(mode=0o700, exist_ok=True)

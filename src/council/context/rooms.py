@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 
 from council.atomicio import write_private
-from council.context.model import DebateContext
+from council.context.model import RunContext
 from council.context.paths import safe_relative
 
 FILE_MODE = 0o400
@@ -56,7 +56,7 @@ def _lock(room: Path) -> None:
     os.chmod(room, DIR_MODE)
 
 
-def build_room(room: Path, ctx: DebateContext) -> None:
+def build_room(room: Path, ctx: RunContext) -> None:
     """Create or refresh `room` with the context's files. Idempotent: a second call on the
     same context leaves the same tree; files placed by others (a CLI's config the runner
     writes) are kept and locked with the rest."""

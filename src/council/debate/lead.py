@@ -30,7 +30,7 @@ from typing import Any
 
 from council.adapters import adapter_for
 from council.config import Config, DebateSettings
-from council.context import DebateContext, Redactor, files_block, refresh_technical_context
+from council.context import Redactor, RunContext, files_block, refresh_technical_context
 from council.context.fences import Fences, injection_summary, injection_warnings
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
@@ -81,7 +81,7 @@ class Lead:
     def __init__(
         self,
         plan: DebatePlan,
-        context: DebateContext,
+        context: RunContext,
         record: Record,
         state: DebateState,
         progress: Progress,

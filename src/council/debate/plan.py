@@ -25,7 +25,6 @@ from council.config import (
     Sourced,
     pick,
 )
-from council.debate.seating import pick_advocate, pick_other_vendor
 from council.errors import NoUsableCliError, UsageError
 from council.panel.seat import (
     SeatPlan,
@@ -36,6 +35,7 @@ from council.panel.seat import (
     timeouts_by_cli,
     unique_seat_name,
 )
+from council.panel.seating import pick_advocate, pick_other_vendor
 from council.panel.setup import RunSetup, shared_setup
 
 CALLER = "caller"

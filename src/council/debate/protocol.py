@@ -11,13 +11,14 @@ from typing import Any
 
 from council.adapters import adapter_for
 from council.config import Config
-from council.context import DebateContext, Redactor
+from council.context import Redactor, RunContext
 from council.debate.lead import Lead, run_debate
 from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState
 from council.errors import CouncilError, ExitCode, UsageError
 from council.progress import Progress
+from council.runs.record import Record
 from council.safetext import clean
 
 
@@ -42,18 +43,18 @@ class DebateProtocol:
         return resolve_plan(replace(flags, question=question), config)
 
     def check(
-        self, plan: DebatePlan, context: DebateContext, config: Config, progress: Progress
+        self, plan: DebatePlan, context: RunContext, config: Config, progress: Progress
     ) -> None:
         for warning in (_own_vendor_lead(plan, config), _shared_vendor_votes(plan, config)):
             if warning is not None:
                 progress.warn(warning)
 
     def new_state(
-        self, shared: dict[str, Any], plan: DebatePlan, context: DebateContext
+        self, shared: dict[str, Any], plan: DebatePlan, context: RunContext
     ) -> DebateState:
         return DebateState(**shared, question=plan.question)
 
-    def setup_line(self, plan: DebatePlan, context: DebateContext, state: DebateState) -> str:
+    def setup_line(self, plan: DebatePlan, context: RunContext, state: DebateState) -> str:
         proxies = ",".join(p.cli for p in plan.proxies) or "none"
         lead = plan.lead.cli if plan.lead else "caller"
         redactions = sum(f.redactions for f in context.files)
@@ -90,6 +91,11 @@ class DebateProtocol:
         if not dropped:
             return []
         return ["dropped: " + ", ".join(f"{s['name']} ({s['cli']})" for s in dropped)]
+
+    def write_report(self, record: Record, result: dict[str, Any], state: dict[str, Any]) -> Path:
+        from council.debate.report import write_report  # Jinja2's page environment, only for a page
+
+        return write_report(record, result, state)
 
     def write_beside(self, result: dict[str, Any], state: DebateState) -> CouncilError | None:
         return None  # `--output` is the front end's: written as the result is printed

@@ -18,7 +18,7 @@ import anyio
 from council.adapters import adapter_for, default_order
 from council.adapters.base import Tool
 from council.config import Config
-from council.context import DebateContext
+from council.context import RunContext
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.debate.plan import DebatePlan
@@ -35,7 +35,7 @@ class DebateRoster(Roster):
     def __init__(
         self,
         plan: DebatePlan,
-        context: DebateContext,
+        context: RunContext,
         config: Config,
         bus: Bus,
         journal: Journal,

@@ -236,7 +236,7 @@ class Council:
     async def doctor(self, timeout_s: DoctorTimeout = 10.0) -> CallToolResult:
         """Every CLI council knows: found or not, version, auth, default seat, read-only
         flags, and whether a debate can run here (the `council doctor --json` report)."""
-        from council.debate.doctor import report_json, run_doctor
+        from council.doctor import report_json, run_doctor
 
         config = await self.call(self.config)
         report = report_json(await run_doctor(config, timeout_s))

@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from council.context import DebateContext
+from council.context import RunContext
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.errors import CouncilError, InterruptedRun, RecordWriteError, UsageError
@@ -185,7 +185,7 @@ Start = Callable[[RoomDir, ProjectGuard], Callable[[], Awaitable[None]]]
 
 
 def run_to_end(
-    record: Record, state: Any, context: DebateContext, progress: Progress, start: Start
+    record: Record, state: Any, context: RunContext, progress: Progress, start: Start
 ) -> CouncilError | None:
     """One protocol's run, its `state.json` saved last whatever happens; returns the run's
     error. `start` builds the lead, given the run's rooms (outside the project, removed at the

@@ -25,7 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from council.adapters import adapter_for
 from council.adapters.base import Tool
 from council.config import Config
-from council.context import DebateContext
+from council.context import RunContext
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
 from council.panel.bus import Bus, Kind, Message, receive
@@ -42,7 +42,7 @@ class Roster:
     def __init__(
         self,
         seats: tuple[SeatPlan, ...],
-        context: DebateContext,
+        context: RunContext,
         config: Config,
         bus: Bus,
         journal: Journal,

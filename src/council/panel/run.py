@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from council.config import Config
 from council.context import (
-    DebateContext,
     Redactor,
+    RunContext,
     context_json,
     gather_context,
     protection_note,
@@ -63,16 +63,16 @@ class RunProtocol(Protocol):
         """The plan from the flags; bad input is a `UsageError` before any record exists."""
         ...
 
-    def check(self, plan: Any, context: DebateContext, config: Config, progress: Progress) -> None:
+    def check(self, plan: Any, context: RunContext, config: Config, progress: Progress) -> None:
         """After the context is gathered, before the record: refuse, or warn."""
         ...
 
-    def new_state(self, shared: dict[str, Any], plan: Any, context: DebateContext) -> RunState:
+    def new_state(self, shared: dict[str, Any], plan: Any, context: RunContext) -> RunState:
         """The run's first state: `shared` holds the fields every run's has (id, plan,
         labels, context, ...); the protocol adds its question and its own."""
         ...
 
-    def setup_line(self, plan: Any, context: DebateContext, state: Any) -> str: ...
+    def setup_line(self, plan: Any, context: RunContext, state: Any) -> str: ...
 
     def resumed_line(self, state: Any) -> str: ...
 
@@ -90,6 +90,10 @@ class RunProtocol(Protocol):
 
     def notes(self, result: dict[str, Any]) -> list[str]:
         """The lines stderr gets about an ended run beside its error: dropped seats, ..."""
+        ...
+
+    def write_report(self, record: Record, result: dict[str, Any], state: dict[str, Any]) -> Path:
+        """`council show --html`: the run as one page in its record; the page's path."""
         ...
 
     def write_beside(self, result: dict[str, Any], state: Any) -> CouncilError | None:
@@ -115,7 +119,7 @@ class Prepared:
 
     protocol: RunProtocol
     plan: Any
-    context: DebateContext
+    context: RunContext
     record: Record
     state: RunState
     lock: RecordLock
@@ -248,7 +252,7 @@ def resume(
 def _prepared(protocol: RunProtocol, record: Record, state: RunState, lock: RecordLock) -> Prepared:
     """A prepared run again, from its record: the plan in its state, the context beside it."""
     plan = protocol.plan_type.from_json(state.plan)
-    context = DebateContext.from_json(record.read_json(CONTEXT_JSON))
+    context = RunContext.from_json(record.read_json(CONTEXT_JSON))
     return Prepared(protocol, plan, context, record, state, lock)
 
 

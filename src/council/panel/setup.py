@@ -70,7 +70,7 @@ class RunSetup:
 
 def shared_setup(flags: GivenFlags, config: Config) -> dict[str, Any]:
     """The shared part of a plan, from the flags both commands have and the config."""
-    limits = config.debate
+    limits = config.run
     return {
         "files": flags.files,
         "diff_ref": flags.diff,

@@ -23,7 +23,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from council.config import Config
-from council.context import DebateContext, files_block
+from council.context import RunContext, files_block
 from council.context.fences import Fences, injection_summary, injection_warnings
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
@@ -72,7 +72,7 @@ class ReviewLead:
     def __init__(
         self,
         plan: ReviewPlan,
-        context: DebateContext,
+        context: RunContext,
         record: Record,
         state: ReviewState,
         progress: Progress,

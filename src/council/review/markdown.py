@@ -54,28 +54,33 @@ def render_markdown(result: Mapping[str, Any]) -> str:
 def _status_line(result: Mapping[str, Any]) -> str:
     counts = result["counts"]
     found = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "none"
-    gate = result["gate"]
-    if gate["fail_on"] is None:
-        gate_text = "no gate"
-    elif gate["blocking"]:
-        gate_text = f"gate {gate['fail_on']}: FAILED ({', '.join(gate['blocking'])})"
-    else:
-        gate_text = f"gate {gate['fail_on']}: passed"
     total = len(result["reviewers"])
     return (
         f"Status: {result['status']} · {result['answered']} of {total} reviewers answered · "
-        f"{sum(counts.values())} findings ({found}) · {gate_text} · "
+        f"{sum(counts.values())} findings ({found}) · {gate_text(result['gate'])} · "
         f"{_duration(result['duration_s'])}"
     )
 
 
 def _finding(finding: Mapping[str, Any]) -> list[str]:
+    return ["", f"### {finding['id']} {finding['title']}", *finding_body(finding)]
+
+
+def gate_text(gate: Mapping[str, Any]) -> str:
+    if gate["fail_on"] is None:
+        return "no gate"
+    if gate["blocking"]:
+        return f"gate {gate['fail_on']}: FAILED ({', '.join(gate['blocking'])})"
+    return f"gate {gate['fail_on']}: passed"
+
+
+def finding_body(finding: Mapping[str, Any]) -> list[str]:
+    """A finding's Markdown under its heading: where, support, who raised, confirmed and
+    disputed it, its detail and suggestion (the HTML page shows the same words)."""
     where = _where(finding)
     blocking = " · BLOCKING" if finding["blocking"] else ""
     majority = "majority" if finding["majority"] else "no majority"
     lines = [
-        "",
-        f"### {finding['id']} {finding['title']}",
         f"`{where}` · {finding['kind']} · support {finding['support']} of "
         f"{finding['reviewers']} ({majority}){blocking}"
         + (f" · confidence {finding['confidence']}" if finding["confidence"] is not None else ""),

@@ -4,8 +4,9 @@ Reviewers: `--with codex,gemini[,...]` (seat specs `cli[:model][#effort]`; `auto
 installed CLI); by default the first two installed CLIs of different vendors (the registry's
 order), or one CLI twice when only one vendor is installed (with a warning). A review needs
 at least two reviewers: the cross-check is the point. `--sim` seats every reviewer on the
-simulator. The context limits, the READY timeout and the hard-limit factor are the debate's
-settings of council.yaml (`debate.file_lines`, ...), so one config serves both.
+simulator. The context limits, the READY timeout, the hard-limit factor, the warm seats and
+the injection policy are the settings every run reads (`config.run`), written under `debate:`
+in council.yaml (`debate.file_lines`, ...), so one config serves both protocols.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from council.panel.seat import (
     timeouts_by_cli,
     unique_seat_name,
 )
+from council.panel.seating import pick_advocate, pick_other_vendor
 from council.panel.setup import RunSetup, shared_setup
 from council.review.findings import SEVERITIES
 
@@ -179,15 +181,13 @@ def _default_reviewers(
     other vendor is installed."""
     if sim:
         return [SeatSpec("sim"), SeatSpec("sim")]
-    usable = [n for n in default_order() if is_installed(n)]
-    if not usable:
+    first = pick_advocate(is_installed)
+    if first is None:
         raise NoUsableCliError(
             "no AI CLI found to review with: install one (see `council doctor`) "
             "or try council offline with --sim"
         )
-    first = usable[0]
-    vendor = adapter_for(first, config.clis).vendor
-    other = next((n for n in usable if adapter_for(n, config.clis).vendor != vendor), None)
+    other = pick_other_vendor(first, is_installed, lambda n: adapter_for(n, config.clis).vendor)
     if other is None:
         warn(f"only one vendor's CLI is installed: both reviewers are {first}")
         other = first

@@ -16,7 +16,7 @@ from typing import Any
 
 from council.atomicio import write_output
 from council.config import Config
-from council.context import DebateContext, render_context_md
+from council.context import RunContext, render_context_md
 from council.errors import CouncilError, ExitCode, UsageError
 from council.panel.run import ENDED, rendered
 from council.progress import Progress
@@ -24,6 +24,7 @@ from council.review.lead import ReviewLead, run_review
 from council.review.plan import ReviewFlags, ReviewPlan, resolve_review_plan
 from council.review.result import build_result, render
 from council.review.state import ReviewState
+from council.runs.record import Record
 
 
 class ReviewProtocol:
@@ -41,7 +42,7 @@ class ReviewProtocol:
         return resolve_review_plan(flags, config, cwd=cwd, warn=progress.warn)
 
     def check(
-        self, plan: ReviewPlan, context: DebateContext, config: Config, progress: Progress
+        self, plan: ReviewPlan, context: RunContext, config: Config, progress: Progress
     ) -> None:
         if not context.files and not context.diff:
             raise UsageError(
@@ -49,12 +50,12 @@ class ReviewProtocol:
             )
 
     def new_state(
-        self, shared: dict[str, Any], plan: ReviewPlan, context: DebateContext
+        self, shared: dict[str, Any], plan: ReviewPlan, context: RunContext
     ) -> ReviewState:
         seed = plan.seed if plan.seed is not None else context_seed(context)
         return ReviewState(**shared, question=f"review of {plan.subject}", seed=seed)
 
-    def setup_line(self, plan: ReviewPlan, context: DebateContext, state: ReviewState) -> str:
+    def setup_line(self, plan: ReviewPlan, context: RunContext, state: ReviewState) -> str:
         reviewers = ",".join(r.cli for r in plan.reviewers)
         lines = sum(f.lines_sent for f in context.excerpts)
         redactions = context.total_redactions
@@ -93,6 +94,11 @@ class ReviewProtocol:
         shown = ", ".join(gate["blocking"])
         return [f"council: blocking findings at --fail-on {gate['fail_on']}: {shown}"]
 
+    def write_report(self, record: Record, result: dict[str, Any], state: dict[str, Any]) -> Path:
+        from council.review.report import write_report  # Jinja2's page environment, only for a page
+
+        return write_report(record, result, state)
+
     def write_beside(self, result: dict[str, Any], state: ReviewState) -> CouncilError | None:
         output = state.plan.get("output")
         if not output or result["status"] not in ENDED:
@@ -110,7 +116,7 @@ class ReviewProtocol:
 REVIEW = ReviewProtocol()
 
 
-def context_seed(context: DebateContext) -> int:
+def context_seed(context: RunContext) -> int:
     """The shuffle's seed when none is given: from the code under review, so the same code
     is cross-checked in the same order (and a record says which seed it used)."""
     digest = hashlib.sha256(render_context_md(context).encode("utf-8")).hexdigest()

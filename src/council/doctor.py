@@ -1,5 +1,5 @@
 """What `council doctor` reports: which CLIs this machine has, whether they can run, and which
-debate seat each would take.
+default seat each would take (panel/seating.py).
 
 Probes run in parallel, each with a short timeout. The auth column is a local look for
 credentials (environment variables, credential files): fast, offline, and only a hint, since
@@ -10,13 +10,16 @@ or the scratchpad.
 
 A version is tested when council's contract tests ran that very release (`Adapter.is_tested`):
 an untested one still runs, and says so.
+
+Which CLIs `--probe` must find answering is the protocol's to say (`RolesOf`, given by the
+front end), so the doctor knows no protocol.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,8 +29,7 @@ from council.adapters import adapter_for, default_order, known_names
 from council.adapters.base import Adapter, Status, Tool, telling_line
 from council.config import Config
 from council.context.roomdir import RoomDir
-from council.debate.seating import DefaultSeats, default_seats
-from council.errors import CouncilError
+from council.panel.seating import DefaultSeats, default_seats
 from council.prompts import render
 from council.runner import CallFiles, RetryPolicy, Timeouts, confine, run_call
 from council.runner.environment import adapter_env
@@ -36,6 +38,12 @@ from council.runner.resolve import PROBE_TIMEOUT_S, Resolution, resolve_tool
 PROBE_GRACE_S = 2.0
 ROLES = ("advocate", "critic", "lead", "proxies")
 _PROBLEM_CHARS = 300
+
+# The CLIs a run with no flags seats, by role (among the usable CLIs given), and the model and
+# effort of the first seat of each CLI.
+RoleClis = dict[str, tuple[str, ...]]
+SeatModels = dict[str, tuple[str | None, str | None]]
+RolesOf = Callable[[Config, set[str]], tuple[RoleClis, SeatModels]]
 
 
 @dataclass(frozen=True)
@@ -83,8 +91,10 @@ async def run_doctor(
     timeout_s: float = PROBE_TIMEOUT_S,
     environ: Mapping[str, str] | None = None,
     probe_timeout_s: float | None = None,
+    roles_of: RolesOf | None = None,
 ) -> DoctorReport:
-    """`probe_timeout_s`: also make one real call per installed CLI, each bounded by it."""
+    """`probe_timeout_s`: also make one real call per installed CLI, each bounded by it, and
+    one per CLI of the roles `roles_of` names (none without it)."""
     adapters = [adapter_for(name, config.clis) for name in known_names(config.clis)]
     rows: list[Resolution | None] = [None] * len(adapters)
 
@@ -105,35 +115,10 @@ async def run_doctor(
     env = os.environ if environ is None else environ
     if probe_timeout_s is None:
         return DoctorReport(done, seats, env)
-    roles, specs = _configured_roles(config, {r.adapter.display_name for r in done if r.tool})
+    found = {r.adapter.display_name for r in done if r.tool}
+    roles, specs = roles_of(config, found) if roles_of is not None else ({}, {})
     probes = await _probe_calls(done, roles, specs, probe_timeout_s, env)
     return DoctorReport(done, seats, env, roles, probes, probe_timeout_s)
-
-
-def _configured_roles(
-    config: Config, usable: set[str]
-) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str | None, str | None]]]:
-    """The CLIs a `council debate` with no flags seats, by role (the config's roles, else the
-    default seats among `usable`), and the model and effort of the first seat of each CLI."""
-    from council.debate.plan import DebateFlags, resolve_plan
-
-    try:
-        plan = resolve_plan(
-            DebateFlags(question="council doctor --probe"), config, lambda n: n in usable
-        )
-    except CouncilError:
-        return {}, {}  # no AI CLI for the advocate: doctor says so already
-    seated = {
-        "advocate": (plan.advocate,),
-        "critic": (plan.critic,),
-        "lead": (plan.lead,) if plan.lead else (),
-        "proxies": plan.proxies,
-    }
-    specs: dict[str, tuple[str | None, str | None]] = {}
-    for seats in seated.values():
-        for seat in seats:
-            specs.setdefault(seat.cli, (seat.model, seat.effort))
-    return {role: tuple(s.cli for s in seats) for role, seats in seated.items()}, specs
 
 
 async def _probe_calls(

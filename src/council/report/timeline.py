@@ -1,8 +1,8 @@
-"""When every call of a debate ran, read back from its record: the calls with their attempts
-(`state.json`), the phase boundaries and the other events (`transcript.jsonl`), and the clock
-a timeline is drawn on.
+"""When every call of a run (a debate or a review) ran, read back from its record: the calls
+with their attempts (`state.json`), the phase boundaries and the other events
+(`transcript.jsonl`), and the clock a timeline is drawn on.
 
-Plain data only: `debate/chart.py` turns it into shapes, the report template into SVG.
+Plain data only: `report/chart.py` turns it into shapes, the report template into SVG.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 PHASE_PREFIX = "phase "  # the body of the lead's note when it enters a phase (journal.enter)
-# Nothing ran and nothing was written for this long: the debate was not running at all (it
+# Nothing ran and nothing was written for this long: the run was not running at all (it
 # died and was resumed later). The clock leaves such a gap out, or the bars of a run resumed
 # the next day would be slivers at both ends of the axis.
 IDLE_GAP_S = 60.0
@@ -121,7 +121,7 @@ def _time_of(entry: dict[str, Any]) -> float | None:
 
 
 def phases_from_transcript(transcript: Iterable[dict[str, Any]]) -> list[PhaseStart]:
-    """The lead's `phase NAME` notes: each is the moment the debate entered a phase."""
+    """The lead's `phase NAME` notes: each is the moment the run entered a phase."""
     found = []
     for entry in transcript:
         body = str(entry.get("body", ""))
@@ -134,17 +134,17 @@ def phases_from_transcript(transcript: Iterable[dict[str, Any]]) -> list[PhaseSt
 
 
 def activity_from_transcript(transcript: Iterable[dict[str, Any]]) -> list[float]:
-    """When anything at all happened on the bus: a debate that writes is a debate that runs."""
+    """When anything at all happened on the bus: a run that writes is a run that runs."""
     return [t for t in map(_time_of, transcript) if t is not None]
 
 
 @dataclass(frozen=True)
 class Clock:
-    """Debate time: seconds from the first event, idle gaps between runs left out."""
+    """Run time: seconds from the first event, idle gaps between runs left out."""
 
     origin: float
     cuts: tuple[tuple[float, float], ...]  # Unix [from, to) intervals left out
-    length: float  # debate seconds from the origin to the last event
+    length: float  # run seconds from the origin to the last event
 
     @classmethod
     def over(

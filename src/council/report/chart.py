@@ -1,4 +1,4 @@
-"""The timeline of a debate as shapes in SVG user units: one row per seat, one bar per CLI
+"""The timeline of a run as shapes in SVG user units: one row per seat, one bar per CLI
 attempt, the soft and hard limits on a straggler's row, a vertical line where each phase
 starts, and a time axis in seconds. The report template only draws what is here, so every
 decision about the picture is made (and tested) in Python.
@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from council.debate.timeline import CallTimes, Clock, PhaseStart, seconds_label, tick_step
+from council.report.timeline import CallTimes, Clock, PhaseStart, seconds_label, tick_step
 
 WIDTH = 1160.0  # the SVG's own width; the page scales it to the column
 LABEL_W = 150.0  # the seat names' column
@@ -105,7 +105,7 @@ class Tick:
 
 @dataclass(frozen=True)
 class Break:
-    """Where the clock leaves out a time the debate was not running."""
+    """Where the clock leaves out a time the run was not running."""
 
     x: float
     label: str

@@ -1,9 +1,11 @@
 """Which installed CLI takes which seat when the user does not say (docs/spec/protocol.md
 section 1).
 
-The one home of the rule, used by the plan of a debate and by `council doctor`: the advocate
-is the first usable CLI in the registry's default order; the critic and the lead the first
-usable one of another vendor than the advocate, else the advocate's own CLI.
+The one home of the rule, used by the plan of a debate, the plan of a review and by
+`council doctor`: the first seat (a debate's advocate, a review's first reviewer) is the first
+usable CLI in the registry's default order; the other seats (the critic and the lead, the
+second reviewer) the first usable one of another vendor than the first, else the first's own
+CLI.
 """
 
 from __future__ import annotations
