@@ -8,6 +8,7 @@ import json
 
 from council.debate.state import DebateState
 from council.panel.contribution import Contribution
+from council.panel.state import reply_file
 
 PLAN = {
     "advocate": {"name": "advocate"},
@@ -29,7 +30,7 @@ def call(seat: str, role: str, phase: str, round_no: int) -> Contribution:
     )
 
 
-def test_calls_are_read_in_debate_order_whatever_order_they_arrived_in():
+def test_calls_are_read_in_debate_order_whatever_order_they_arrived_in(tmp_path):
     state = DebateState(id="debate-x", question="q", plan=PLAN)
     arrived = [
         call("proxy-a", "proxy", "CHALLENGE", 2),
@@ -59,10 +60,34 @@ def test_calls_are_read_in_debate_order_whatever_order_they_arrived_in():
         ("lead", "DECISION"),
     ]
     assert [(c.seat, c.phase) for c in state.contributions()] == order[:-1]
-    # The record keeps the arrival order, and a stored call reads back the same.
+    # The record keeps the arrival order, and a stored call reads back the same, its reply
+    # from the file the journal writes beside `state.json`.
     assert state.order == [c.stem for c in arrived]
-    again = DebateState.from_json(json.loads(json.dumps(state.to_json())))
+    for contribution in arrived:
+        (tmp_path / reply_file(contribution.stem)).write_text(contribution.text)
+    again = DebateState.from_json(json.loads(json.dumps(state.to_json())), tmp_path)
     assert again.every_call() == state.every_call()
+
+
+def test_state_json_names_each_reply_s_file_and_holds_none_of_its_text(tmp_path):
+    state = DebateState(id="debate-x", question="q", plan=PLAN)
+    state.store(call("critic", "critic", "CHALLENGE", 2))
+    saved = json.dumps(state.to_json())
+    assert "critic CHALLENGE" not in saved
+    assert json.loads(saved)["calls"]["critic-r2-challenge"]["reply_file"] == (
+        "critic-r2-challenge-reply.md"
+    )
+    # A reply file that is gone (a damaged record) is no answer: resume asks again.
+    lost = DebateState.from_json(json.loads(saved), tmp_path).every_call()[0]
+    assert (lost.status, lost.text, lost.answered) == ("error", "", False)
+    assert "critic-r2-challenge-reply.md: the reply is missing" in lost.detail
+
+
+def test_an_older_councils_state_with_the_reply_texts_inside_loads_as_it_is():
+    older = {"id": "debate-x", "question": "q", "plan": PLAN, "order": ["critic-r2-challenge"]}
+    older["calls"] = {"critic-r2-challenge": {**call("critic", "critic", "CHALLENGE", 2).__dict__}}
+    (loaded,) = DebateState.from_json(older).every_call()
+    assert (loaded.status, loaded.text) == ("ok", "critic CHALLENGE")
 
 
 def test_a_warning_is_kept_once_in_the_order_first_given():

@@ -14,8 +14,11 @@ def transcript(run: Run) -> list[dict]:
 
 
 def stored(run: Run, stem: str) -> dict:
-    """One call as the record's `state.json` keeps it."""
-    return json.loads((run.record.path / "state.json").read_text())["calls"][stem]
+    """One call as the record keeps it: its entry in `state.json`, with the text of the reply
+    file that entry names."""
+    call = json.loads((run.record.path / "state.json").read_text())["calls"][stem]
+    assert "text" not in call  # a reply lives in its own file, never in `state.json`
+    return {**call, "text": (run.record.path / call["reply_file"]).read_text()}
 
 
 def contribution(run: Run, seat: str, phase: str) -> dict:

@@ -11,7 +11,7 @@ from council.panel import budget
 from council.panel.bus import RECORD, Bus, Kind, Message
 from council.panel.contribution import Contribution
 from council.panel.messages import LEAD
-from council.panel.state import RunState
+from council.panel.state import RunState, reply_file
 from council.progress import Progress
 from council.runs.record import Record
 from council.safetext import clean
@@ -42,6 +42,8 @@ class Journal:
             self.progress.warn(warning)
 
     def store(self, contribution: Contribution) -> None:
+        """An ended call: its reply in a file of its own first, then the state naming it."""
+        self.record.write_text(reply_file(contribution.stem), contribution.text)
         self.state.store(contribution)
         self.save()
 

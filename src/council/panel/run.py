@@ -169,7 +169,7 @@ def run_detached(
 ) -> Run:
     """The detached process's side of `detach`: run the prepared record."""
     record = Record(record_path)
-    state = protocol.state_type.from_json(record.read_json(STATE))
+    state = protocol.state_type.from_json(record.read_json(STATE), record.path)
     ready = _prepared(protocol, record, state, RecordLock(lock_fd))
     return _drive(ready, progress, config, Tuning(), cwd or Path.cwd())
 
@@ -209,7 +209,7 @@ def prepare(
         "context": context_json(context),
         "warnings": list(context.warnings),
     }
-    state = protocol.new_state(shared, plan, context)
+    state = protocol.new_state(shared, plan, context).in_record(record.path)
     record.write_json(CONTEXT_JSON, context.to_json())
     record.write_text("context.md", render_context_md(context))
     record.save_state(state)
@@ -230,7 +230,7 @@ def resume(
     cwd = cwd or Path.cwd()
     lock = take_over(record, progress)
     try:
-        state = protocol.state_type.from_json(read_state(record))
+        state = protocol.state_type.from_json(read_state(record), record.path)
         protocol.plan_type.from_json(state.plan)
     except (TypeError, KeyError, AttributeError, ValueError):
         lock.release()
@@ -308,9 +308,11 @@ def finish(
 def load_result(protocol: RunProtocol, record: Record, state: dict[str, Any]) -> dict[str, Any]:
     """A record's result: `result.json` once the run wrote it at its end, else the result its
     state gives so far (a run still going, or one whose process died)."""
-    return stored_or_built_result(
-        record, state, protocol.kind, protocol.state_type.from_json, protocol.build_result
-    )
+
+    def parse(data: dict[str, Any]) -> RunState:
+        return protocol.state_type.from_json(data, record.path)
+
+    return stored_or_built_result(record, state, protocol.kind, parse, protocol.build_result)
 
 
 def rendered(protocol: RunProtocol, result: dict[str, Any], form: str) -> str:

@@ -5,15 +5,20 @@ The lead saves it after every change. A call is stored once it has ended, under 
 ok or late and runs everything else again. A protocol's state adds its own fields to these
 and says its phases' order and its seats' order; the keys of `state.json` are the fields'
 names, so a record written before this class existed loads the same.
+
+A reply's text is not in `state.json`: the journal writes it to `<stem>-reply.md` in the
+record and the call names that file (`reply_file`), so a save costs the same whatever the
+replies hold. A record of an older council, whose calls hold their `text`, loads as it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, ClassVar, Self
 
 from council.context.fences import Fences
-from council.panel.contribution import Contribution
+from council.panel.contribution import REUSABLE, Contribution
 from council.runs.record import now_iso
 
 
@@ -48,6 +53,12 @@ class RunState:
     # Within a round, the order of the phases' calls in the record and in prompts.
     PHASE_ORDER: ClassVar[tuple[str, ...]] = ()
 
+    def __post_init__(self) -> None:
+        # Not fields: never in `state.json`. The replies' texts by stem, as stored or read,
+        # and the record they are read from.
+        self._replies: dict[str, str] = {}
+        self._folder: Path | None = None
+
     def seat_order(self) -> list[str]:
         """The seats' names in plan order: ties within a phase are broken by it."""
         raise NotImplementedError
@@ -71,12 +82,35 @@ class RunState:
 
     def contribution(self, stem: str) -> Contribution | None:
         data = self.calls.get(stem)
-        return Contribution(**data) if data is not None and "seat" in data else None
+        if data is None or "seat" not in data:
+            return None
+        values = {k: v for k, v in data.items() if k != REPLY_FILE}
+        if "text" in values:  # an older council's record
+            return Contribution(**values)
+        text = self._reply(stem, data.get(REPLY_FILE))
+        if text is None and values.get("status") in REUSABLE:
+            # Its reply is lost (a damaged record): asked again on resume, never relayed empty.
+            values.update(status="error", detail=f"{data.get(REPLY_FILE)}: the reply is missing")
+        return Contribution(**values, text=text or "")
 
     def store(self, contribution: Contribution) -> None:
-        self.calls[contribution.stem] = asdict(contribution)
+        """Keep an ended call; its text is written to `reply_file(stem)` by the journal."""
+        data = asdict(contribution)
+        self._replies[contribution.stem] = data.pop("text")
+        data[REPLY_FILE] = reply_file(contribution.stem)
+        self.calls[contribution.stem] = data
         if contribution.stem not in self.order:
             self.order.append(contribution.stem)
+
+    def _reply(self, stem: str, name: str | None) -> str | None:
+        if stem not in self._replies:
+            if self._folder is None or not name or "/" in name:
+                return None
+            try:
+                self._replies[stem] = (self._folder / name).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+        return self._replies[stem]
 
     def warn(self, text: str) -> None:
         if text not in self.warnings:
@@ -88,6 +122,23 @@ class RunState:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Self:
+    def from_json(cls, data: dict[str, Any], folder: Path | None = None) -> Self:
+        """The state as `state.json` holds it; its replies are read from `folder`, the
+        record's, when a call needs one."""
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
+        state = cls(**known)
+        state._folder = folder
+        return state
+
+    def in_record(self, folder: Path) -> Self:
+        """This state, its replies read from `folder` (a new run's record)."""
+        self._folder = folder
+        return self
+
+
+REPLY_FILE = "reply_file"
+
+
+def reply_file(stem: str) -> str:
+    """The record's file of a call's reply, as the seats relay it."""
+    return f"{stem}-reply.md"
