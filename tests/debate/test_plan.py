@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from council.config import Config, parse_config
-from council.debate.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import SeatSpec, parse_seat_spec, resolve_plan
 from council.errors import NoUsableCliError, UsageError
-from council.review.plan import ReviewFlags, resolve_review_plan
+from council.review.flags import ReviewFlags
+from council.review.plan import resolve_review_plan
 
 
 def installed(*names):

@@ -103,7 +103,11 @@ async def test_the_tools_take_the_debate_flags_as_typed_validated_arguments(proj
     assert schema_of(properties["proxies"])["items"] == {"type": "string"}
     timeouts = schema_of(properties["timeouts"])
     assert timeouts["type"] == "object"
-    assert timeouts["additionalProperties"] == {"type": "number", "exclusiveMinimum": 0}
+    assert timeouts["additionalProperties"] == {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": 86_400,
+    }
     assert schema_of(properties["models"])["additionalProperties"]["type"] == "string"
     assert properties["sim"]["type"] == "boolean"
     assert {"lead", "advocate", "critic", "preset", "diff", "scratchpad"} <= set(properties)
