@@ -55,6 +55,11 @@ def test_no_installed_cli_is_exit_3():
         plan(have=())
 
 
+def test_rounds_out_of_the_declared_bound_are_refused_however_they_arrive():
+    with pytest.raises(UsageError, match=r"--rounds must be 2 to 5, not 6"):
+        plan(DebateFlags(question="q", rounds=6))
+
+
 def test_a_flag_beats_the_preset_which_beats_the_config_file():
     config = {"debate": {"rounds": 4}}
     assert plan(config=config).rounds == 4
