@@ -113,8 +113,10 @@ def generated(**given: object) -> None:
 def test_the_generated_options_give_the_values_the_flags_take():
     result = CliRunner().invoke(
         generated,
-        ["--files", "a.py", "b.py", "--with", "gemini, qwen", "--with", "kimi", "--model"]
-        + ["codex:x", "--rounds", "3", "--cost", "0.5", "--effort", "high", "--sim"],
+        [
+            *("--files", "a.py", "b.py", "--with", "gemini, qwen", "--with", "kimi"),
+            *("--model", "codex:x", "--rounds", "3", "--cost", "0.5", "--effort", "high", "--sim"),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert result.output.strip() == repr(

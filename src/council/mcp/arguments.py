@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -97,11 +98,11 @@ def tool_help(declared: Option) -> str:
     return text + "."
 
 
-def tool_options(flags: type) -> list[Option]:
+def tool_options(flags: Callable[..., object]) -> list[Option]:
     return [declared for declared in options_of(flags).values() if declared.tool]
 
 
-def flag_values(flags: type, arguments: dict[str, Any]) -> dict[str, Any]:
+def flag_values(flags: Callable[..., object], arguments: dict[str, Any]) -> dict[str, Any]:
     """A tool's validated arguments as the flags' field values: a list as the command line
     reads it, a mapping of pairs as `cli:model` / `cli=seconds` items."""
     values = {}
@@ -128,20 +129,35 @@ def _named(mapping: dict[str, Any] | None, what: str) -> dict[str, Any]:
 
 
 R = TypeVar("R")
+FlagsT = TypeVar("FlagsT")
 
 
 def takes_debate_arguments(
     tool: Callable[[DebateFlags, Any], Awaitable[R]],
 ) -> Callable[..., Awaitable[R]]:
-    """`tool(flags, ctx)` as a tool function whose parameters are the question, the options
-    `DebateFlags` offers to tools, and `ctx`.
+    """`tool(flags, ctx)` as a tool taking the question and `DebateFlags`' options."""
+    # The question is checked as the command line checks it.
+    return takes_flag_arguments(DebateFlags, tool, {"question": (Question, checked_question)})
+
+
+def takes_flag_arguments(
+    flags: Callable[..., FlagsT],
+    tool: Callable[[FlagsT, Any], Awaitable[R]],
+    required: Mapping[str, tuple[Any, Callable[[Any], Any]]] = MappingProxyType({}),
+) -> Callable[..., Awaitable[R]]:
+    """`tool(flags, ctx)` as a tool function whose parameters are `required` (fields no option
+    fills: each one's annotated type and its check), the options the `flags` dataclass offers
+    to tools, and `ctx`.
 
     The SDK reads a tool's schema from its signature and finds the context parameter by its
     type hint: both are set here from the declarations and from `tool`'s own `ctx` hint."""
     hints = typing.get_type_hints(tool, include_extras=True)
     keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = [
-        inspect.Parameter("question", keyword, annotation=Question),
+        *(
+            inspect.Parameter(name, keyword, annotation=kind)
+            for name, (kind, _) in required.items()
+        ),
         *(
             inspect.Parameter(
                 declared.name,
@@ -149,20 +165,18 @@ def takes_debate_arguments(
                 default=tool_default(declared),
                 annotation=annotation_of(declared),
             )
-            for declared in tool_options(DebateFlags)
+            for declared in tool_options(flags)
         ),
         inspect.Parameter("ctx", keyword, annotation=hints["ctx"]),
     ]
 
-    async def call(*, ctx: Any, question: str, **arguments: Any) -> R:
+    async def call(*, ctx: Any, **arguments: Any) -> R:
         try:
-            flags = DebateFlags(
-                question=checked_question(question),  # as the command line checks it
-                **flag_values(DebateFlags, arguments),
-            )
+            checked = {name: check(arguments.pop(name)) for name, (_, check) in required.items()}
+            given = flags(**checked, **flag_values(flags, arguments))
         except CouncilError as exc:  # refused as the command line refuses it, in its words
             raise ToolError(str(exc)) from None
-        return await tool(flags, ctx)
+        return await tool(given, ctx)
 
     call.__name__ = tool.__name__
     call.__doc__ = tool.__doc__
