@@ -12,9 +12,11 @@ from council.adapters import adapter_for
 from council.adapters.custom import CustomAdapter
 from council.adapters.sim import SimAdapter
 from council.config import Config, RunSettings, load_config, parse_config
-from council.debate.plan import DebateFlags, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import resolve_plan
 from council.errors import ConfigError
-from council.review.plan import ReviewFlags, resolve_review_plan
+from council.review.flags import ReviewFlags
+from council.review.plan import resolve_review_plan
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -18,7 +18,8 @@ from council.config import (
     pick,
     read_config,
 )
-from council.debate.plan import DebateFlags, plan_settings, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import plan_settings, resolve_plan
 
 
 def files(tmp_path: Path, project: str | None, user: str | None) -> dict[str, str]:

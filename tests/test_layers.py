@@ -14,7 +14,7 @@ PACKAGE = Path(council.__file__).parent
 
 # The first part of a module's name under `council` decides its layer.
 LAYERS = {
-    "base": {"errors", "atomicio", "words", "safetext", "question", "__init__"},
+    "base": {"errors", "atomicio", "words", "safetext", "question", "options", "__init__"},
     "services": {
         "adapters",
         "runner",

@@ -29,7 +29,8 @@ from council.adapters import registered
 from council.adapters.base import Status
 from council.config import Config, parse_config
 from council.context.files import head_tail_sizes
-from council.debate.plan import DebateFlags, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import resolve_plan
 from council.panel.calls import Tuning
 from council.runner import RetryPolicy, Timeouts, run_call
 from project import QUESTION, Project

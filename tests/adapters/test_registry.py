@@ -25,7 +25,7 @@ from council.adapters import (
 from council.adapters.base import Adapter, Invocation, Request, Tool
 from council.adapters.registry import unregister
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.errors import ConfigError
 from council.panel.run import start

@@ -14,7 +14,7 @@ import pytest
 
 from council.adapters import adapter_for
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel.run import start
 from council.progress import Progress

@@ -28,7 +28,7 @@ from council.adapters.base import (
 )
 from council.adapters.registry import unregister
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.doctor import report_json, run_doctor
 from council.panel.run import start

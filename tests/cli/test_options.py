@@ -3,11 +3,14 @@ comma-separated forms, pinned on a tiny demo command with click's CliRunner."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
 import pytest
 from click.testing import CliRunner
 
-from council.cli.options import MultiValueOption
+from council.cli.options import MultiValueOption, flag_options
+from council.options import option, switch
 
 
 @click.command()
@@ -86,3 +89,68 @@ def test_the_help_shows_the_metavar():
 def test_a_single_value_option_cannot_be_declared():
     with pytest.raises(TypeError):
         MultiValueOption(["--files"], multiple=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DemoFlags:
+    files: tuple[str, ...] = option("--files", "Files", default=(), several=True)
+    proxies: tuple[str, ...] | None = option("--with", "Proxies", metavar="CLI[,CLI...]")
+    models: tuple[str, ...] = option(
+        "--model", "Model per CLI", default=(), pair=":", example=("codex", "gpt-5.2")
+    )
+    rounds: int | None = option("--rounds", "Rounds, {range}", low=2, high=5)
+    cost: float | None = option("--cost", "Cost", low=0, above=True, metavar="USD")
+    effort: str | None = option("--effort", "Effort", choices=("low", "high"))
+    sim: bool = switch("--sim", "Simulate")
+
+
+@click.command()
+@flag_options(DemoFlags)
+def generated(**given: object) -> None:
+    click.echo(repr(DemoFlags(**given)))
+
+
+def test_the_generated_options_give_the_values_the_flags_take():
+    result = CliRunner().invoke(
+        generated,
+        [
+            *("--files", "a.py", "b.py", "--with", "gemini, qwen", "--with", "kimi"),
+            *("--model", "codex:x", "--rounds", "3", "--cost", "0.5", "--effort", "high", "--sim"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == repr(
+        DemoFlags(
+            files=("a.py", "b.py"),
+            proxies=("gemini", "qwen", "kimi"),
+            models=("codex:x",),
+            rounds=3,
+            cost=0.5,
+            effort="high",
+            sim=True,
+        )
+    )
+    nothing = CliRunner().invoke(generated, [])
+    assert nothing.output.strip() == repr(DemoFlags())  # a list not given is its default
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rounds", "6"], "'--rounds': 6 is not in the range 2<=x<=5"),
+        (["--cost", "0"], "'--cost': 0.0 is not in the range x>0"),
+        (["--cost", "nan"], "'nan' is not a finite number"),
+        (["--effort", "max"], "'max' is not one of 'low', 'high'"),
+    ],
+)
+def test_the_generated_options_refuse_what_the_declaration_bounds(args, message):
+    result = CliRunner().invoke(generated, args)
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_the_generated_help_says_the_declared_help_and_how_to_give_values():
+    out = CliRunner().invoke(generated, ["--help"]).output
+    assert "Rounds, 2 to 5." in out
+    assert "Files (several after one flag, repeatable, or a,b)." in out
+    assert "--model TEXT" in out and "Model per CLI, e.g. codex:gpt-5.2." in out
+    assert "--with CLI[,CLI...]" in out and "--cost USD" in out

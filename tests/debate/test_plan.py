@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from council.config import Config, parse_config
-from council.debate.plan import DebateFlags, SeatSpec, parse_seat_spec, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import SeatSpec, parse_seat_spec, resolve_plan
 from council.errors import NoUsableCliError, UsageError
-from council.review.plan import ReviewFlags, resolve_review_plan
+from council.review.flags import ReviewFlags
+from council.review.plan import resolve_review_plan
 
 
 def installed(*names):
@@ -51,6 +53,11 @@ def test_a_lead_of_the_advocates_own_vendor_is_warned_about():
 def test_no_installed_cli_is_exit_3():
     with pytest.raises(NoUsableCliError):
         plan(have=())
+
+
+def test_rounds_out_of_the_declared_bound_are_refused_however_they_arrive():
+    with pytest.raises(UsageError, match=r"--rounds must be 2 to 5, not 6"):
+        plan(DebateFlags(question="q", rounds=6))
 
 
 def test_a_flag_beats_the_preset_which_beats_the_config_file():

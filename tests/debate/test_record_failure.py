@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel.run import resume, start
 from council.progress import Progress

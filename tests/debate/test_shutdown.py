@@ -45,7 +45,7 @@ from pathlib import Path
 from council.panel.run import start
 from council.config import parse_config
 from council.panel.calls import Tuning
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.progress import Progress
 

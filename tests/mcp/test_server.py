@@ -103,7 +103,11 @@ async def test_the_tools_take_the_debate_flags_as_typed_validated_arguments(proj
     assert schema_of(properties["proxies"])["items"] == {"type": "string"}
     timeouts = schema_of(properties["timeouts"])
     assert timeouts["type"] == "object"
-    assert timeouts["additionalProperties"] == {"type": "number", "exclusiveMinimum": 0}
+    assert timeouts["additionalProperties"] == {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": 86_400,
+    }
     assert schema_of(properties["models"])["additionalProperties"]["type"] == "string"
     assert properties["sim"]["type"] == "boolean"
     assert {"lead", "advocate", "critic", "preset", "diff", "scratchpad"} <= set(properties)
@@ -319,6 +323,27 @@ async def test_bad_input_and_unknown_ids_are_tool_errors_with_councils_message(p
         assert result.is_error, tool
         assert f"no run 'nope' in {project.root / '.scratchpad'}" in text(result)
     assert project.records() == []  # bad input stops before any record exists
+
+
+@pytest.mark.anyio
+async def test_an_argument_a_tool_does_not_take_is_refused_naming_it(project):
+    """A misspelt argument (`round`) would otherwise be dropped unseen, and the debate run
+    with the default rounds."""
+    async with serving(project) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        misspelt = await session.call_tool("debate", {"question": QUESTION, "round": 3})
+        extra = await session.call_tool(
+            "debate_start", {"question": QUESTION, "sim": True, "cold": True, "verbose": 1}
+        )
+        status = await session.call_tool("debate_status", {"id": "last", "follow": True})
+    assert all(tool.input_schema["additionalProperties"] is False for tool in tools.values())
+    assert misspelt.is_error and "debate takes no argument 'round'; it takes question, " in text(
+        misspelt
+    )
+    assert "rounds" in text(misspelt)  # what it takes, to correct the call
+    assert extra.is_error and "takes no argument 'cold', 'verbose'" in text(extra)
+    assert status.is_error and "debate_status takes no argument 'follow'" in text(status)
+    assert project.records() == []  # refused before anything started
 
 
 @pytest.mark.anyio

@@ -16,7 +16,7 @@ from council.config import parse_config
 from council.panel.calls import Tuning
 from council.panel.run import Run, start
 from council.progress import Progress
-from council.review.plan import ReviewFlags
+from council.review.flags import ReviewFlags
 from council.review.protocol import REVIEW
 from review.helpers import SERVICE
 

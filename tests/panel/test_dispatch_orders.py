@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel import asked as asked_module
 from council.panel.calls import Tuning
 from council.panel.run import resume, start
 from council.progress import Progress
-from council.review.plan import ReviewFlags
+from council.review.flags import ReviewFlags
 from council.review.protocol import REVIEW
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from panel.gate import SEEN, gated_project, gated_seat

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel import asked as asked_module
 from council.panel.calls import Tuning

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from council.config import parse_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel.run import Run, resume, start
 from council.progress import Progress

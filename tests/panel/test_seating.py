@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from council.config import parse_config
-from council.debate.plan import DebateFlags, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import resolve_plan
 from council.errors import NoUsableCliError
-from council.review.plan import ReviewFlags, resolve_review_plan
+from council.review.flags import ReviewFlags
+from council.review.plan import resolve_review_plan
 
 INSTALLED_SETS = [
     ("claude", "codex", "gemini"),

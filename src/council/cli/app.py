@@ -218,41 +218,14 @@ def detach_run(
     return ExitCode.OK
 
 
-def run_options(command: F) -> F:
-    """What a debate and a review share about where and how the run goes: the scratchpad, the
-    file-safety lifts, warm workers, lean mode, and running in the background."""
-    for option in reversed(
-        (
-            click.option(
-                "--scratchpad", metavar="DIR", help="Where records go (default .scratchpad)."
-            ),
-            click.option(
-                "--allow-outside", is_flag=True, help="Allow files outside the project root."
-            ),
-            click.option(
-                "--allow-secrets", is_flag=True, help="Allow secret-named files (redacted)."
-            ),
-            click.option(
-                "--cold",
-                is_flag=True,
-                help="No warm CLI workers: every call starts its CLI (less memory, slower).",
-            ),
-            click.option(
-                "--no-lean",
-                is_flag=True,
-                help="Run every CLI with its own tools and system prompt, even when the files "
-                "are inlined whole in the prompt (see docs/lean.md).",
-            ),
-            click.option(
-                "--detach",
-                is_flag=True,
-                help="Run in the background: print the id and the record, exit at once "
-                "(see `wait`).",
-            ),
-        )
-    ):
-        command = option(command)
-    return command
+def detach_option(command: F) -> F:
+    """`--detach`, which a debate and a review share: the run goes on in the background. The
+    options of the run itself are generated from its flags (`cli/options.flag_options`)."""
+    return click.option(
+        "--detach",
+        is_flag=True,
+        help="Run in the background: print the id and the record, exit at once (see `wait`).",
+    )(command)
 
 
 def output_options(command: F) -> F:

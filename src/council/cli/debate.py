@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,12 +12,13 @@ from council.cli.app import (
     CliState,
     cli,
     collect_from_now,
+    detach_option,
     detach_run,
     output_options,
-    run_options,
 )
-from council.cli.options import FiniteRange, MultiValueOption
+from council.cli.options import flag_options
 from council.cli.results import check_output, emit_run
+from council.debate.flags import DebateFlags
 from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
 
@@ -61,88 +63,19 @@ output_option = click.option(
 
 @cli.command(context_settings={"ignore_unknown_options": False})
 @click.argument("question", nargs=-1)
-@click.option(
-    "--files",
-    "files",
-    cls=MultiValueOption,
-    metavar="F [F ...]",
-    help="Files given to the debate (several after one flag, repeatable, or a,b).",
-)
-@click.option("--diff", "diff_ref", metavar="REF", help="Add `git diff REF` and its files.")
-@click.option(
-    "--with",
-    "proxies",
-    metavar="CLI[,CLI...]",
-    multiple=True,
-    help="Proxy seats; `auto` = every installed CLI not already seated.",
-)
-@click.option("--advocate", metavar="SPEC", help="Seat spec cli[:model][#effort].")
-@click.option("--critic", metavar="SPEC", help="Seat spec cli[:model][#effort].")
-@click.option(
-    "--lead",
-    metavar="SPEC|caller",
-    help="Who writes the DECISION; `caller` = the calling agent does.",
-)
-@click.option("--rounds", type=click.IntRange(2, 5), help="2 to 5 (default 2).")
-@click.option("--preset", help="quick, balanced, deep, or one from the config.")
-@click.option("--model", "models", metavar="CLI:MODEL[,...]", multiple=True, help="Per-CLI model.")
-@click.option(
-    "--effort",
-    type=click.Choice(["low", "medium", "high", "xhigh"]),
-    help="Reasoning effort where the CLI supports it.",
-)
-@click.option(
-    "--timeout",
-    "timeouts",
-    metavar="CLI=SECONDS[,...]",
-    multiple=True,
-    help="Per-CLI soft timeout.",
-)
-@click.option("--quorum", type=click.IntRange(0), help="Challenges needed (default 1).")
-@click.option(
-    "--max-cost",
-    type=FiniteRange(min=0, min_open=True),
-    metavar="USD",
-    help="Stop asking new calls once the cost the CLIs report reaches this; the DECISION is "
-    "then built from what exists (CLIs that report no cost are listed as unpriced).",
-)
-@click.option("--sim", is_flag=True, help="Seat every role on the offline simulator.")
+@flag_options(DebateFlags)
 @json_option
 @output_option
-@click.option(
-    "--no-blind",
-    is_flag=True,
-    help="Skip the BLIND TAKE (each challenger's own first answer, beside the proposal).",
-)
-@run_options
+@detach_option
 @output_options
 @click.pass_obj
 def debate(
     state: CliState,
     question: tuple[str, ...],
-    files: tuple[str, ...],
-    diff_ref: str | None,
-    proxies: tuple[str, ...],
-    advocate: str | None,
-    critic: str | None,
-    lead: str | None,
-    rounds: int | None,
-    preset: str | None,
-    models: tuple[str, ...],
-    effort: str | None,
-    timeouts: tuple[str, ...],
-    quorum: int | None,
-    max_cost: float | None,
-    sim: bool,
     as_json: bool,
     output: Path | None,
-    scratchpad: str | None,
-    allow_outside: bool,
-    allow_secrets: bool,
-    no_blind: bool,
-    cold: bool,
-    no_lean: bool,
     detach: bool,
+    **given: Any,
 ) -> ExitCode:
     """Run a structured debate and print the DECISION.
 
@@ -154,7 +87,6 @@ def debate(
 
     In the background: council debate "..." --files app.py --detach, then council wait last
     """
-    from council.debate.plan import DebateFlags
     from council.debate.protocol import DEBATE
     from council.panel.run import start
 
@@ -166,30 +98,8 @@ def debate(
     # Unquoted, as people type it (`/debate Should we cache? --files a.py`): its words
     # joined; `-` (stdin) and `@file.md` only as the whole argument.
     asked = question[0] if len(question) == 1 else " ".join(question)
-    flags = DebateFlags(
-        question=_read_question(asked),
-        files=files,
-        diff=diff_ref,
-        proxies=tuple(p for text in proxies for p in text.split(",") if p.strip()) or None,
-        advocate=advocate,
-        critic=critic,
-        lead=lead,
-        rounds=rounds,
-        preset=preset,
-        models=models,
-        effort=effort,
-        timeouts=timeouts,
-        quorum=quorum,
-        max_cost=max_cost,
-        sim=sim,
-        scratchpad=scratchpad,
-        allow_outside=allow_outside,
-        allow_secrets=allow_secrets,
-        no_blind=no_blind,
-        cold=cold,
-        no_lean=no_lean,
-    )
-    check_output(output, files, asked)
+    flags = DebateFlags(question=_read_question(asked), **given)
+    check_output(output, flags.files, asked)
     config = state.config()
     if detach:
         if output is not None:  # nobody is left to write it when the run ends

@@ -1,4 +1,5 @@
-"""Click option types council needs and click lacks.
+"""Click option types council needs and click lacks, and the click options of a protocol's
+flags, generated from their one declaration (`council.options`).
 
 `MultiValueOption`: an option that takes several values after one flag, argparse's
 `nargs="+"`, as in `council debate "question" --files a.py b.py --rounds 3`. It also stays
@@ -11,9 +12,14 @@ values as `--files a.py`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+
+from council.options import Option, options_of
+
+F = TypeVar("F", bound=Callable[..., object])
 
 
 class MultiValueOption(click.Option):
@@ -72,3 +78,52 @@ class FiniteRange(click.FloatRange):
         if number != number or number in (float("inf"), float("-inf")):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
+
+
+def flag_options(flags: type) -> Callable[[F], F]:
+    """A decorator giving a command the options of every field `flags` declares, in field
+    order; each reaches the command as its field's name, with the value the field takes (a
+    list split at commas, none given its default), so `flags(**given)` builds the flags."""
+
+    def decorate(command: F) -> F:
+        for declared in reversed(options_of(flags).values()):
+            command = click_option(declared)(command)
+        return command
+
+    return decorate
+
+
+def click_option(declared: Option) -> Callable[[F], F]:
+    """The click option of one declaration."""
+    kwargs: dict[str, Any] = {"metavar": declared.metavar, "help": cli_help(declared)}
+    bounds = {"min": declared.low, "max": declared.high, "min_open": declared.above}
+    match declared.kind:
+        case "switch":
+            kwargs["is_flag"] = True
+        case "choice":
+            kwargs["type"] = click.Choice(declared.choices)
+        case "integer":
+            kwargs["type"] = click.IntRange(**bounds)
+        case "number":
+            kwargs["type"] = FiniteRange(**bounds)
+        case "list":
+            kwargs["callback"] = lambda _ctx, _param, value: declared.collect(value)
+            if declared.several:
+                kwargs["cls"] = MultiValueOption
+            else:
+                kwargs["multiple"] = True
+        case "pairs":
+            kwargs["multiple"] = True
+        case _:  # text: a string, None when not given
+            pass
+    return click.option(declared.flag, declared.name, **kwargs)
+
+
+def cli_help(declared: Option) -> str:
+    """The declaration's help, with how the command line gives several values."""
+    text = declared.describe()
+    if declared.kind == "pairs" and declared.example:
+        text += f", e.g. {declared.example_text()}"
+    if declared.several:
+        text += " (several after one flag, repeatable, or a,b)"
+    return text + "."

@@ -5,7 +5,8 @@ never disagrees with a run."""
 from __future__ import annotations
 
 from council.config import Config
-from council.debate.plan import DebateFlags, resolve_plan
+from council.debate.flags import DebateFlags
+from council.debate.plan import resolve_plan
 from council.doctor import RoleClis, SeatModels
 from council.errors import CouncilError
 

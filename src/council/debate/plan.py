@@ -25,6 +25,7 @@ from council.config import (
     Sourced,
     pick,
 )
+from council.debate.flags import CALLER, ROUNDS, DebateFlags
 from council.errors import NoUsableCliError, UsageError
 from council.panel.seat import (
     SeatPlan,
@@ -37,36 +38,6 @@ from council.panel.seat import (
 )
 from council.panel.seating import pick_advocate, pick_other_vendor
 from council.panel.setup import RunSetup, shared_setup
-
-CALLER = "caller"
-ROUNDS = range(2, 6)
-
-
-@dataclass(frozen=True)
-class DebateFlags:
-    """The command line as given; None means "not given"."""
-
-    question: str
-    files: tuple[str, ...] = ()
-    diff: str | None = None
-    proxies: tuple[str, ...] | None = None
-    advocate: str | None = None
-    critic: str | None = None
-    lead: str | None = None
-    rounds: int | None = None
-    preset: str | None = None
-    models: tuple[str, ...] = ()  # cli:model
-    effort: str | None = None
-    timeouts: tuple[str, ...] = ()  # cli=seconds
-    quorum: int | None = None
-    sim: bool = False
-    scratchpad: str | None = None
-    allow_outside: bool = False
-    allow_secrets: bool = False
-    no_blind: bool = False
-    cold: bool = False  # --cold: no warm workers, every call spawns its CLI
-    no_lean: bool = False
-    max_cost: float | None = None  # --max-cost USD
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -170,8 +141,7 @@ def resolve_plan(
     debate = config.debate
 
     rounds = settings["rounds"].value
-    if rounds not in ROUNDS:
-        raise UsageError(f"--rounds must be 2 to 5, not {rounds}")
+    ROUNDS.check(rounds)
     quorum = settings["quorum"].value
     flag_models = cli_pairs(flags.models, ":", "--model")
     models = {**(preset.models if preset else {}), **flag_models}

@@ -12,8 +12,9 @@ from typing import Any
 from council.adapters import adapter_for
 from council.config import Config
 from council.context import Redactor, RunContext
+from council.debate.flags import DebateFlags
 from council.debate.lead import Lead, run_debate
-from council.debate.plan import DebateFlags, DebatePlan, resolve_plan
+from council.debate.plan import DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState
 from council.errors import CouncilError, ExitCode, UsageError

@@ -1,24 +1,29 @@
-"""The tools' arguments: the `debate` flags as typed, validated parameters, declared once.
+"""The tools' arguments: the `debate` flags as typed, validated parameters, generated from
+their one declaration (`council.options`, the fields of `DebateFlags`).
 
-`debate_flags` is the single declaration: its parameters (pydantic `Field` constraints in the
-annotations) become the input schema of both `debate` and `debate_start` through
-`takes_debate_arguments`, so the two tools cannot drift apart, and the SDK rejects a bad
-argument (rounds 9, an unknown effort) before a tool runs. What a schema cannot say (an
-unknown preset, a missing file) is council's own check in `resolve_plan` and `gather_context`,
-which reports it as the CLI would."""
+`takes_debate_arguments` gives both `debate` and `debate_start` the parameters of every option
+`DebateFlags` offers to tools (its `Field` constraints from the declared bounds and choices),
+so the two tools cannot drift apart, nor from `council debate`'s options, and the SDK rejects a
+bad argument (rounds 9, an unknown effort) before a tool runs. `refusing_unknown_arguments`
+makes every tool refuse an argument it does not take (the SDK would drop it unseen). What a
+schema cannot say (an unknown preset, a missing file) is council's own check in `resolve_plan`
+and `gather_context`, which reports it as the CLI would."""
 
 from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.errors import CouncilError, UsageError
+from council.options import Option, options_of
 from council.question import checked_question
 
 NOT_IN_A_CLI_NAME = (",", ":", "=")  # the separators of --model and --timeout values
@@ -27,63 +32,6 @@ Question = Annotated[
     str,
     Field(min_length=1, description="The question to debate (Markdown), as the user asked it."),
 ]
-Files = Annotated[
-    list[str],
-    Field(description="Files the seats get, relative to the project (like --files)."),
-]
-Diff = Annotated[
-    str | None, Field(description="Add `git diff REF` and its files, e.g. main (like --diff).")
-]
-Proxies = Annotated[
-    list[str] | None,
-    Field(
-        description='Proxy seats (like --with): CLI names, e.g. ["gemini"]; "auto" = every '
-        "installed CLI not already seated."
-    ),
-]
-Seat = Annotated[
-    str | None, Field(description="Seat spec cli[:model][#effort], e.g. codex:gpt-5.2#high.")
-]
-Lead = Annotated[
-    str | None,
-    Field(
-        description='Who writes the DECISION: a seat spec, or "caller": then the result is the '
-        "decision prompt, for you to answer (like --lead caller)."
-    ),
-]
-Rounds = Annotated[int | None, Field(ge=2, le=5, description="Rounds, 2 to 5 (default 2).")]
-Preset = Annotated[
-    str | None, Field(description="quick, balanced, deep, or a preset from council.yaml.")
-]
-Models = Annotated[
-    dict[str, Annotated[str, Field(min_length=1)]] | None,
-    Field(description='Model per CLI, e.g. {"codex": "gpt-5.2"} (like --model).'),
-]
-Effort = Annotated[
-    Literal["low", "medium", "high", "xhigh"] | None,
-    Field(description="Reasoning effort where the CLI supports it."),
-]
-Timeouts = Annotated[
-    dict[str, Annotated[float, Field(gt=0)]] | None,
-    Field(description='Soft timeout in seconds per CLI, e.g. {"codex": 900} (like --timeout).'),
-]
-Quorum = Annotated[int | None, Field(ge=0, description="Challenges needed (default 1).")]
-MaxCost = Annotated[
-    float | None,
-    Field(
-        gt=0,
-        description="Stop asking new calls once the cost the CLIs report reaches this many USD "
-        "(like --max-cost); CLIs that report no cost are listed as unpriced.",
-    ),
-]
-Sim = Annotated[
-    bool, Field(description="Seat every role on the offline simulator (replies are SIMULATED).")
-]
-Scratchpad = Annotated[
-    str | None, Field(description="Where the records are (default .scratchpad).")
-]
-AllowOutside = Annotated[bool, Field(description="Allow files outside the project root.")]
-AllowSecrets = Annotated[bool, Field(description="Allow secret-named files (redacted).")]
 RunId = Annotated[
     str,
     Field(min_length=1, description='A run id (debate-...), a unique prefix of one, or "last".'),
@@ -99,54 +47,76 @@ Since = Annotated[
 DoctorTimeout = Annotated[float, Field(ge=0.5, description="Seconds each version probe may take.")]
 
 
-def debate_flags(
-    question: Question,
-    files: Files = (),  # a tuple default: never shared, never mutated
-    diff: Diff = None,
-    proxies: Proxies = None,
-    advocate: Seat = None,
-    critic: Seat = None,
-    lead: Lead = None,
-    rounds: Rounds = None,
-    preset: Preset = None,
-    models: Models = None,
-    effort: Effort = None,
-    timeouts: Timeouts = None,
-    quorum: Quorum = None,
-    max_cost: MaxCost = None,
-    sim: Sim = False,
-    scratchpad: Scratchpad = None,
-    allow_outside: AllowOutside = False,
-    allow_secrets: AllowSecrets = False,
-) -> DebateFlags:
-    """The validated arguments as the `debate` command's flags (`cli/debate.py`)."""
-    return DebateFlags(
-        question=checked_question(question),  # as the command line checks it
-        files=tuple(files),
-        diff=diff,
-        proxies=_proxies(proxies),
-        advocate=advocate,
-        critic=critic,
-        lead=lead,
-        rounds=rounds,
-        preset=preset,
-        models=tuple(f"{cli}:{model}" for cli, model in _named(models, "models").items()),
-        effort=effort,
-        timeouts=tuple(f"{cli}={s!r}" for cli, s in _named(timeouts, "timeouts").items()),
-        quorum=quorum,
-        max_cost=max_cost,
-        sim=sim,
-        scratchpad=scratchpad,
-        allow_outside=allow_outside,
-        allow_secrets=allow_secrets,
-    )
+def annotation_of(declared: Option) -> Any:
+    """The pydantic-annotated type of one option as a tool parameter: its JSON type, its
+    bounds or choices, and its help as the description."""
+    bounds = {
+        "gt" if declared.above else "ge": declared.low,
+        "le": declared.high,
+    }
+    bounds = {key: value for key, value in bounds.items() if value is not None}
+    kind: Any
+    match declared.kind:
+        case "switch":
+            kind = bool
+        case "choice":
+            kind = Literal[declared.choices]  # type: ignore[valid-type] - a runtime tuple
+        case "integer":
+            kind = int
+        case "number":
+            kind = float
+        case "list":
+            kind = list[str]
+        case "pairs":
+            value = (
+                Annotated[float, Field(**bounds)]
+                if declared.numbers
+                else Annotated[str, Field(min_length=1)]
+            )
+            kind, bounds = dict[str, value], {}  # type: ignore[valid-type]
+        case _:
+            kind = str
+    if tool_default(declared) is None:
+        kind = kind | None
+    return Annotated[kind, Field(**bounds, description=tool_help(declared))]
 
 
-def _proxies(proxies: list[str] | None) -> tuple[str, ...] | None:
-    """As `--with` reads them: each item may list several (`gemini,qwen`); none is None, the
-    config's default."""
-    names = tuple(p for text in proxies or () for p in text.split(",") if p.strip())
-    return names or None
+def tool_default(declared: Option) -> Any:
+    """What a tool call without the argument means: the field's default, or for pairs no
+    mapping (null)."""
+    return None if declared.kind == "pairs" else declared.default
+
+
+def tool_help(declared: Option) -> str:
+    """The declaration's help, with how a tool gives pairs, and the flag where its name is not
+    the parameter's."""
+    text = declared.describe()
+    if declared.kind == "pairs" and declared.example:
+        text += f", e.g. {declared.example_json()}"
+    if declared.flag != "--" + declared.name.replace("_", "-"):
+        text += f" (like {declared.flag})"
+    return text + "."
+
+
+def tool_options(flags: Callable[..., object]) -> list[Option]:
+    return [declared for declared in options_of(flags).values() if declared.tool]
+
+
+def flag_values(flags: Callable[..., object], arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tool's validated arguments as the flags' field values: a list as the command line
+    reads it, a mapping of pairs as `cli:model` / `cli=seconds` items."""
+    values = {}
+    for declared in tool_options(flags):
+        given = arguments[declared.name]
+        if declared.kind == "list":
+            given = declared.collect(given)
+        elif declared.kind == "pairs":
+            given = declared.joined(_named(given, declared.name))
+        values[declared.name] = given
+    return values
+
+
+Scratchpad = annotation_of(options_of(DebateFlags)["scratchpad"])
 
 
 def _named(mapping: dict[str, Any] | None, what: str) -> dict[str, Any]:
@@ -159,31 +129,54 @@ def _named(mapping: dict[str, Any] | None, what: str) -> dict[str, Any]:
 
 
 R = TypeVar("R")
+FlagsT = TypeVar("FlagsT")
 
 
 def takes_debate_arguments(
     tool: Callable[[DebateFlags, Any], Awaitable[R]],
 ) -> Callable[..., Awaitable[R]]:
-    """`tool(flags, ctx)` as a tool function whose parameters are `debate_flags`' and `ctx`.
+    """`tool(flags, ctx)` as a tool taking the question and `DebateFlags`' options."""
+    # The question is checked as the command line checks it.
+    return takes_flag_arguments(DebateFlags, tool, {"question": (Question, checked_question)})
+
+
+def takes_flag_arguments(
+    flags: Callable[..., FlagsT],
+    tool: Callable[[FlagsT, Any], Awaitable[R]],
+    required: Mapping[str, tuple[Any, Callable[[Any], Any]]] = MappingProxyType({}),
+) -> Callable[..., Awaitable[R]]:
+    """`tool(flags, ctx)` as a tool function whose parameters are `required` (fields no option
+    fills: each one's annotated type and its check), the options the `flags` dataclass offers
+    to tools, and `ctx`.
 
     The SDK reads a tool's schema from its signature and finds the context parameter by its
-    type hint: both are set here from `debate_flags` and from `tool`'s own `ctx` hint."""
+    type hint: both are set here from the declarations and from `tool`'s own `ctx` hint."""
     hints = typing.get_type_hints(tool, include_extras=True)
-    flag_hints = typing.get_type_hints(debate_flags, include_extras=True)
+    keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = [
-        p.replace(annotation=flag_hints[p.name])
-        for p in inspect.signature(debate_flags).parameters.values()
+        *(
+            inspect.Parameter(name, keyword, annotation=kind)
+            for name, (kind, _) in required.items()
+        ),
+        *(
+            inspect.Parameter(
+                declared.name,
+                keyword,
+                default=tool_default(declared),
+                annotation=annotation_of(declared),
+            )
+            for declared in tool_options(flags)
+        ),
+        inspect.Parameter("ctx", keyword, annotation=hints["ctx"]),
     ]
-    parameters.append(
-        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=hints["ctx"])
-    )
 
     async def call(*, ctx: Any, **arguments: Any) -> R:
         try:
-            flags = debate_flags(**arguments)
+            checked = {name: check(arguments.pop(name)) for name, (_, check) in required.items()}
+            given = flags(**checked, **flag_values(flags, arguments))
         except CouncilError as exc:  # refused as the command line refuses it, in its words
             raise ToolError(str(exc)) from None
-        return await tool(flags, ctx)
+        return await tool(given, ctx)
 
     call.__name__ = tool.__name__
     call.__doc__ = tool.__doc__
@@ -194,3 +187,32 @@ def takes_debate_arguments(
     if "return" in hints:
         call.__annotations__["return"] = hints["return"]
     return call
+
+
+def refusing_unknown_arguments(tool: Tool) -> Tool:
+    """`tool`, refusing an argument it does not take (pydantic, and so the SDK, would drop it
+    unseen: a misspelt `round` would run a debate of the default rounds); its schema says so
+    (`additionalProperties: false`)."""
+    model = tool.fn_metadata.arg_model
+    known = [field.alias or name for name, field in model.model_fields.items()]
+
+    def known_only(_model: type[BaseModel], data: Any) -> Any:
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(known))):
+            names = ", ".join(repr(name) for name in unknown)
+            raise ValueError(
+                f"{tool.name} takes no argument {names}; it takes {', '.join(known) or 'none'}"
+            )
+        return data
+
+    strict: type[BaseModel] = type(
+        model.__name__,
+        (model,),
+        {
+            "__module__": model.__module__,
+            "model_config": ConfigDict(**{**model.model_config, "extra": "forbid"}),
+            "known_only": model_validator(mode="before")(classmethod(known_only)),
+        },
+    )
+    tool.fn_metadata.arg_model = strict  # type: ignore[assignment] - a subclass of the model
+    tool.parameters = strict.model_json_schema(by_alias=True)
+    return tool

@@ -26,17 +26,19 @@ from typing import Annotated, Any, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 
 from council import __version__
 from council.config import Config, load_config
-from council.debate.plan import DebateFlags
+from council.debate.flags import DebateFlags
 from council.errors import CouncilError, UsageError
 from council.mcp.arguments import (
     DoctorTimeout,
     RunId,
     Scratchpad,
     Since,
+    refusing_unknown_arguments,
     takes_debate_arguments,
 )
 from council.mcp.follow import follow
@@ -277,12 +279,6 @@ def host_cancelled(ctx: Context) -> bool:
 
 def build_server(settings: Settings) -> MCPServer:
     council = Council(settings)
-    server = MCPServer(
-        name="council",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        log_level="INFO" if settings.verbose else "WARNING",
-    )
     runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     stops = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
@@ -295,11 +291,25 @@ def build_server(settings: Settings) -> MCPServer:
         (council.debate_cancel, stops, False),
         (council.doctor, reads, False),
     ]
-    for tool, hints, faithful in tools:
-        # One paragraph: the docstring's line breaks are the source's, not the host's.
-        description = " ".join((tool.__doc__ or "").split()) + (FAITHFUL if faithful else "")
-        server.add_tool(tool, name=tool.__name__, description=description, annotations=hints)
-    return server
+    return MCPServer(
+        name="council",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="INFO" if settings.verbose else "WARNING",
+        tools=[
+            refusing_unknown_arguments(
+                Tool.from_function(
+                    tool,
+                    name=tool.__name__,
+                    # One paragraph: the docstring's line breaks are the source's, not the host's.
+                    description=" ".join((tool.__doc__ or "").split())
+                    + (FAITHFUL if faithful else ""),
+                    annotations=hints,
+                )
+            )
+            for tool, hints, faithful in tools
+        ],
+    )
 
 
 # What a host that went away (quit, crashed, restarted the server) leaves the server to meet:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from council.adapters import adapter_for
 from council.config import EFFORTS, Config
 from council.errors import ConfigError, UsageError
+from council.options import options_of
+from council.panel.flags import RunFlags
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def timeouts_by_cli(items: Sequence[str]) -> dict[str, float]:
     return {cli: _seconds(value, cli) for cli, value in cli_pairs(items, "=", "--timeout").items()}
 
 
-MAX_TIMEOUT_S = 86_400.0  # a day: anything longer is a typo, and `inf` would never end
+TIMEOUTS = options_of(RunFlags)["timeouts"]
 
 
 def _seconds(value: str, cli: str) -> float:
@@ -90,9 +92,9 @@ def _seconds(value: str, cli: str) -> float:
     except ValueError:
         seconds = math.nan
     # NaN fails every comparison: it must be refused here, or it poisons the record.
-    if not (0 < seconds <= MAX_TIMEOUT_S):
+    if not TIMEOUTS.within(seconds):
         raise UsageError(
-            f"bad --timeout for {cli}: '{value}' is not a number of seconds from more than 0 "
-            f"to {MAX_TIMEOUT_S:g}"
+            f"bad --timeout for {cli}: '{value}' is not a number of seconds from "
+            f"{TIMEOUTS.range_text()}"
         )
     return seconds

@@ -8,24 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from council.config import Config
+from council.panel.flags import RunFlags
 
 TUPLES = ("files", "extra_patterns", "allow_files")  # lists in JSON
-
-
-class GivenFlags(Protocol):
-    """The flags every run's command line has."""
-
-    files: tuple[str, ...]
-    diff: str | None
-    sim: bool
-    scratchpad: str | None
-    allow_outside: bool
-    allow_secrets: bool
-    cold: bool
-    no_lean: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +56,7 @@ class RunSetup:
         return values
 
 
-def shared_setup(flags: GivenFlags, config: Config) -> dict[str, Any]:
+def shared_setup(flags: RunFlags, config: Config) -> dict[str, Any]:
     """The shared part of a plan, from the flags both commands have and the config."""
     limits = config.run
     return {

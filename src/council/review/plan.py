@@ -32,34 +32,12 @@ from council.panel.seat import (
 from council.panel.seating import pick_advocate, pick_other_vendor
 from council.panel.setup import RunSetup, shared_setup
 from council.review.findings import SEVERITIES
+from council.review.flags import FORMATS, ReviewFlags
 
-FORMATS = ("md", "json", "sarif")
 # `--output` names its own form by its suffix (as a debate's `--output x.json` does).
 OUTPUT_SUFFIXES = {".sarif": "sarif", ".json": "json", ".md": "md"}
 ROLE = "reviewer"
 MIN_REVIEWERS = 2
-
-
-@dataclass(frozen=True)
-class ReviewFlags:
-    """The command line as given; None means "not given"."""
-
-    files: tuple[str, ...] = ()
-    diff: str | None = None
-    reviewers: tuple[str, ...] | None = None  # --with
-    fail_on: str | None = None
-    format: str = "md"
-    output: str | None = None
-    models: tuple[str, ...] = ()  # cli:model
-    effort: str | None = None
-    timeouts: tuple[str, ...] = ()  # cli=seconds
-    seed: int | None = None
-    sim: bool = False
-    scratchpad: str | None = None
-    allow_outside: bool = False
-    allow_secrets: bool = False
-    cold: bool = False  # --cold: no warm workers, every call spawns its CLI
-    no_lean: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -204,7 +182,7 @@ def _subject(flags: ReviewFlags) -> str:
     return " + ".join(parts)
 
 
-__all__ = ["FORMATS", "ReviewFlags", "ReviewPlan", "resolve_review_plan"]
+__all__ = ["ReviewPlan", "resolve_review_plan"]
 
 
 def _check_output(output: Path, files: tuple[str, ...], cwd: Path) -> None:

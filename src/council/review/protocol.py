@@ -20,8 +20,9 @@ from council.context import RunContext, render_context_md
 from council.errors import CouncilError, ExitCode, UsageError
 from council.panel.run import ENDED, rendered
 from council.progress import Progress
+from council.review.flags import ReviewFlags
 from council.review.lead import ReviewLead, run_review
-from council.review.plan import ReviewFlags, ReviewPlan, resolve_review_plan
+from council.review.plan import ReviewPlan, resolve_review_plan
 from council.review.result import build_result, render
 from council.review.state import ReviewState
 from council.runs.record import Record

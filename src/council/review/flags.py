@@ -1,0 +1,46 @@
+"""A review's command line: `ReviewFlags`, the run's shared flags (`panel/flags.py`) and the
+review's own, each field the one declaration of its option (`council.options`): `council
+review`'s options are generated from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from council.options import option
+from council.panel.flags import RunFlags
+from council.review.findings import SEVERITIES
+
+FORMATS = ("md", "json", "sarif")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewFlags(RunFlags):
+    """The command line as given; None means "not given"."""
+
+    reviewers: tuple[str, ...] | None = option(
+        "--with",
+        "Reviewers, seat specs cli[:model][#effort]; `auto` = every installed CLI. Default: two "
+        "installed CLIs of different vendors",
+        metavar="CLI[,CLI...]",
+    )
+    fail_on: str | None = option(
+        "--fail-on",
+        "Exit 6 when a finding at or above this severity has a majority's support",
+        choices=SEVERITIES,
+    )
+    format: str = option(
+        "--format",
+        "What stdout gets: md (default), json (council.review/v1) or sarif (SARIF 2.1.0)",
+        default="md",
+        choices=FORMATS,
+    )
+    output: str | None = option(
+        "--output",
+        "Also write the result here: .sarif, .json or .md by its suffix, else as --format",
+        metavar="FILE",
+    )
+    seed: int | None = option(
+        "--seed",
+        "Seed of the cross-check's shuffled orders (default: from the code under review)",
+        low=0,
+    )
