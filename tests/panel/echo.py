@@ -75,47 +75,16 @@ class EchoState(RunState):
 
 
 async def run_echo(
-    plan: EchoPlan,
-    context: DebateContext,
-    record: Record,
-    state: EchoState,
-    progress: Progress,
-    config: Config,
-    *,
-    tuning: Tuning,
-    rooms: RoomDir,
-    guard: ProjectGuard,
+    seat: SeatPlan, state: EchoState, roster: Roster, dispatch: Dispatch, journal: Journal
 ) -> None:
-    """SETUP, one ask of the one seat, and its reply kept; seated as a review seats its
-    reviewers (`council.review.lead`)."""
-    bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
-    journal = Journal(record, state, progress, bus)
-    roster = Roster(
-        (plan.seat,),
-        context,
-        config,
-        bus,
-        journal,
-        tuning,
-        rooms,
-        guard,
-        ready_timeout_s=plan.ready_timeout_s,
-        hard_timeout_factor=plan.hard_timeout_factor,
-        first_template="review",
-        max_warm_seats=plan.max_warm_seats,
-        lean=plan.lean,
-    )
-    fences = Fences.from_json(state.fences)
-    files = files_block(context, fences, numbered=True)
-    values = {"subject": "the echo", "technical": [], "diff": False, "files": files}
-    dispatch = Dispatch(roster, journal, lambda: {**values, "fences": fences})
+    """SETUP, one ask of the one seat, and its reply kept."""
     await journal.enter("SETUP", 0)
     async with roster.sitting(absorb=dispatch.absorb) as background:
         dispatch.background = background
         await journal.enter(PHASE, 1)
         asked = [
-            await dispatch.ask(seat, PHASE, 1, "review", 200, whole=True)
-            for seat in roster.seated((plan.seat,))
+            await dispatch.ask(sitting, PHASE, 1, "review", 200, whole=True)
+            for sitting in roster.seated((seat,))  # none when its CLI could not start
         ]
         answers = await dispatch.gather(asked, progressive=False)
     if not any(answer.answered for answer in answers):
@@ -167,9 +136,29 @@ class EchoProtocol:
         rooms: RoomDir,
         guard: ProjectGuard,
     ) -> Callable[[], Awaitable[None]]:
-        return lambda: run_echo(
-            plan, context, record, state, progress, config, tuning=tuning, rooms=rooms, guard=guard
+        """Seated as a review seats its reviewers (`council.review.lead`)."""
+        bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
+        journal = Journal(record, state, progress, bus)
+        roster = Roster(
+            (plan.seat,),
+            context,
+            config,
+            bus,
+            journal,
+            tuning,
+            rooms,
+            guard,
+            ready_timeout_s=plan.ready_timeout_s,
+            hard_timeout_factor=plan.hard_timeout_factor,
+            first_template="review",
+            max_warm_seats=plan.max_warm_seats,
+            lean=plan.lean,
         )
+        fences = Fences.from_json(state.fences)
+        files = files_block(context, fences, numbered=True)
+        values = {"subject": "the echo", "technical": [], "diff": False, "files": files}
+        dispatch = Dispatch(roster, journal, lambda: {**values, "fences": fences})
+        return lambda: run_echo(plan.seat, state, roster, dispatch, journal)
 
     def exit_code(self, state: EchoState, error: CouncilError | None) -> ExitCode:
         return error.exit_code if error is not None else ExitCode.of_status(state.status)
