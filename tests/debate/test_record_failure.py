@@ -14,7 +14,6 @@ import errno
 import json
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -23,52 +22,8 @@ from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel.run import resume, start
 from council.progress import Progress
-from council.runner import sink
-from council.runs import record as record_module
 from council.runs.record import Record
-
-
-class Disk:
-    """Breaks on a condition, then fails every record write with `code`."""
-
-    def __init__(self, code: int, breaks_on) -> None:
-        self.code = code
-        self.breaks_on = breaks_on
-        self.broken = False
-
-    def fail(self, path: object) -> None:
-        if self.broken:
-            raise OSError(self.code, os.strerror(self.code), str(path))
-
-    def patch(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        real_json, real_text = record_module.write_json, record_module.write_private
-        real_append = record_module.append_private
-
-        def write_json(path, value, **kwargs):
-            if not self.broken and self.breaks_on(path, value):
-                self.broken = True
-            self.fail(path)
-            real_json(path, value, **kwargs)
-
-        def write_private(path, text):
-            self.fail(path)
-            real_text(path, text)
-
-        def append_private(path, line):
-            self.fail(path)
-            real_append(path, line)
-
-        def open_file(path, flags, mode=0o777):
-            if flags & os.O_CREAT:
-                self.fail(path)
-            return os.open(path, flags, mode)
-
-        monkeypatch.setattr(record_module, "write_json", write_json)
-        monkeypatch.setattr(record_module, "write_private", write_private)
-        monkeypatch.setattr(record_module, "append_private", append_private)
-        fake_os = SimpleNamespace(**{n: getattr(os, n) for n in dir(os) if not n.startswith("_")})
-        fake_os.open = open_file
-        monkeypatch.setattr(sink, "os", fake_os)
+from runs.disk import Disk
 
 
 @pytest.fixture

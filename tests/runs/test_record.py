@@ -75,7 +75,7 @@ def test_the_record_is_named_by_its_kind_and_start_second_and_found_by_that_name
         "debate-20261123-090507-ABCD",
         "notes",
         "debate-2026-090507-abcd",
-        "x" + debate.id,
+        "x-" + debate.id,
         debate.id + "-old",
     ):
         assert not is_record_name(name), name

@@ -35,8 +35,9 @@ class RunState(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
-KINDS = ("debate", "review")
-ID_PATTERN = re.compile(rf"^(?:{'|'.join(KINDS)})-\d{{8}}-\d{{6}}-[a-z0-9]{{4}}$")
+# `<kind>-<YYYYMMDD>-<HHMMSS>-<4 chars>`, whatever the kind: the protocols are registered above
+# this layer (`council.protocols`), and a record of any of them is found, listed and waited on.
+ID_PATTERN = re.compile(r"^[a-z]+-\d{8}-\d{6}-[a-z0-9]{4}$")
 STATE = "state.json"
 TRANSCRIPT = "transcript.jsonl"
 PROGRESS = "progress.log"
@@ -48,7 +49,7 @@ def now_iso() -> str:
 
 
 def kind_of(record_id: str) -> str:
-    """`debate` or `review`: the protocol a record belongs to, from its id."""
+    """`debate`, `review`, ...: the protocol a record belongs to, from its id."""
     return record_id.split("-", 1)[0]
 
 

@@ -1,0 +1,188 @@
+"""`echo`: a third protocol that lives in the tests only, the smallest one the run's life
+(`council.panel.run`) can drive. One seat on the simulator is asked once, with the review's
+prompt (so the simulator answers), and its reply is the result, printed as Markdown.
+
+It is what `docs/architecture.md` says a third protocol needs: a plan, a state, a lead and a
+protocol object, and one entry in `council.protocols.PROTOCOLS` (which the tests patch in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from council.config import Config
+from council.context import DebateContext, files_block
+from council.context.fences import Fences
+from council.context.guard import ProjectGuard
+from council.context.roomdir import RoomDir
+from council.errors import CouncilError, ExitCode, NoUsableCliError
+from council.panel.bus import Bus
+from council.panel.calls import Tuning
+from council.panel.dispatch import Dispatch
+from council.panel.journal import Journal
+from council.panel.roster import Roster
+from council.panel.seat import SeatPlan
+from council.panel.setup import RunSetup, shared_setup
+from council.panel.state import RunState
+from council.progress import Progress
+from council.runs.record import Record
+
+PHASE = "REVIEW"  # the review's prompt, which the simulator answers
+SEAT = "echo"
+
+
+@dataclass(frozen=True)
+class EchoFlags:
+    """The flags every run's command line has, and the seat's CLI."""
+
+    files: tuple[str, ...] = ()
+    diff: str | None = None
+    cli: str = "sim"
+    sim: bool = True
+    scratchpad: str | None = None
+    allow_outside: bool = False
+    allow_secrets: bool = False
+    cold: bool = False
+    no_lean: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class EchoPlan(RunSetup):
+    seat: SeatPlan
+
+    def labels(self) -> dict[str, str]:
+        return {self.seat.name: "Echo"}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EchoPlan:
+        values = cls.known_fields(data)
+        values["seat"] = SeatPlan(**values["seat"])
+        return cls(**values)
+
+
+@dataclass(kw_only=True)
+class EchoState(RunState):
+    reply: str | None = None  # the seat's answer, once read
+    schema: str = "council.echo-state/v1"
+
+    PHASE_ORDER = (PHASE,)
+
+    def seat_order(self) -> list[str]:
+        return [self.plan["seat"]["name"]]
+
+
+async def run_echo(
+    seat: SeatPlan, state: EchoState, roster: Roster, dispatch: Dispatch, journal: Journal
+) -> None:
+    """SETUP, one ask of the one seat, and its reply kept."""
+    await journal.enter("SETUP", 0)
+    async with roster.sitting(absorb=dispatch.absorb) as background:
+        dispatch.background = background
+        await journal.enter(PHASE, 1)
+        asked = [
+            await dispatch.ask(sitting, PHASE, 1, "review", 200, whole=True)
+            for sitting in roster.seated((seat,))  # none when its CLI could not start
+        ]
+        answers = await dispatch.gather(asked, progressive=False)
+    if not any(answer.answered for answer in answers):
+        state.status = "failed"
+        journal.save()
+        raise NoUsableCliError(f"the {SEAT} seat did not answer; see the record")
+    state.reply = answers[0].text
+    state.status = "completed"
+    journal.save()
+
+
+class EchoProtocol:
+    kind = "echo"
+    state_type = EchoState
+    plan_type = EchoPlan
+    forms = ("md",)
+    result_files = {"echo.md": "md"}
+
+    def resolve(self, flags: EchoFlags, config: Config, progress: Progress, cwd: Path) -> EchoPlan:
+        seat = SeatPlan(name=SEAT, role="reviewer", cli=flags.cli)
+        return EchoPlan(**shared_setup(flags, config), seat=seat, simulated=flags.sim)
+
+    def check(
+        self, plan: EchoPlan, context: DebateContext, config: Config, progress: Progress
+    ) -> None:
+        return None
+
+    def new_state(
+        self, shared: dict[str, Any], plan: EchoPlan, context: DebateContext
+    ) -> EchoState:
+        return EchoState(**shared, question="echo")
+
+    def setup_line(self, plan: EchoPlan, context: DebateContext, state: EchoState) -> str:
+        return f"setup: echo on {plan.seat.cli}"
+
+    def resumed_line(self, state: EchoState) -> str:
+        return f"resuming {state.id} from {state.phase}"
+
+    def lead(
+        self,
+        plan: EchoPlan,
+        context: DebateContext,
+        record: Record,
+        state: EchoState,
+        progress: Progress,
+        config: Config,
+        *,
+        tuning: Tuning,
+        rooms: RoomDir,
+        guard: ProjectGuard,
+    ) -> Callable[[], Awaitable[None]]:
+        """Seated as a review seats its reviewers (`council.review.lead`)."""
+        bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
+        journal = Journal(record, state, progress, bus)
+        roster = Roster(
+            (plan.seat,),
+            context,
+            config,
+            bus,
+            journal,
+            tuning,
+            rooms,
+            guard,
+            ready_timeout_s=plan.ready_timeout_s,
+            hard_timeout_factor=plan.hard_timeout_factor,
+            first_template="review",
+            max_warm_seats=plan.max_warm_seats,
+            lean=plan.lean,
+        )
+        fences = Fences.from_json(state.fences)
+        files = files_block(context, fences, numbered=True)
+        values = {"subject": "the echo", "technical": [], "diff": False, "files": files}
+        dispatch = Dispatch(roster, journal, lambda: {**values, "fences": fences})
+        return lambda: run_echo(plan.seat, state, roster, dispatch, journal)
+
+    def exit_code(self, state: EchoState, error: CouncilError | None) -> ExitCode:
+        return error.exit_code if error is not None else ExitCode.of_status(state.status)
+
+    def build_result(self, state: EchoState, scratchpad: str) -> dict[str, Any]:
+        return {
+            "id": state.id,
+            "status": state.status,
+            "reply": state.reply,
+            "scratchpad": scratchpad,
+        }
+
+    def render(self, result: dict[str, Any], form: str) -> str:
+        reply = result["reply"] if result["reply"] is not None else "(no reply)"
+        return f"# Echo {result['id']}\n\nStatus: {result['status']}\n\n{reply}\n"
+
+    def default_form(self, plan: Mapping[str, Any]) -> str:
+        return "md"
+
+    def notes(self, result: dict[str, Any]) -> list[str]:
+        return []
+
+    def write_beside(self, result: dict[str, Any], state: EchoState) -> CouncilError | None:
+        return None
+
+
+ECHO = EchoProtocol()
