@@ -8,20 +8,21 @@ protocol object, and one entry in `council.protocols.PROTOCOLS` (which the tests
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from council.config import Config
-from council.context import DebateContext, files_block
+from council.context import RunContext, files_block
 from council.context.fences import Fences
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
-from council.errors import CouncilError, ExitCode, NoUsableCliError
+from council.errors import CouncilError, ExitCode, NoUsableCliError, UsageError
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.dispatch import Dispatch
+from council.panel.flags import RunFlags
 from council.panel.journal import Journal
 from council.panel.roster import Roster
 from council.panel.seat import SeatPlan
@@ -34,19 +35,12 @@ PHASE = "REVIEW"  # the review's prompt, which the simulator answers
 SEAT = "echo"
 
 
-@dataclass(frozen=True)
-class EchoFlags:
+@dataclass(frozen=True, kw_only=True)
+class EchoFlags(RunFlags):
     """The flags every run's command line has, and the seat's CLI."""
 
-    files: tuple[str, ...] = ()
-    diff: str | None = None
     cli: str = "sim"
     sim: bool = True
-    scratchpad: str | None = None
-    allow_outside: bool = False
-    allow_secrets: bool = False
-    cold: bool = False
-    no_lean: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,17 +68,56 @@ class EchoState(RunState):
         return [self.plan["seat"]["name"]]
 
 
-async def run_echo(
-    seat: SeatPlan, state: EchoState, roster: Roster, dispatch: Dispatch, journal: Journal
-) -> None:
+class EchoLead:
+    """The one seat, seated as a review seats its reviewers (`council.review.lead`)."""
+
+    def __init__(
+        self,
+        plan: EchoPlan,
+        context: RunContext,
+        record: Record,
+        state: EchoState,
+        progress: Progress,
+        config: Config,
+        *,
+        tuning: Tuning,
+        rooms: RoomDir,
+        guard: ProjectGuard,
+    ) -> None:
+        self.seat, self.state = plan.seat, state
+        bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
+        self.journal = Journal(record, state, progress, bus)
+        self.roster = Roster(
+            (plan.seat,),
+            context,
+            config,
+            bus,
+            self.journal,
+            tuning,
+            rooms,
+            guard,
+            ready_timeout_s=plan.ready_timeout_s,
+            hard_timeout_factor=plan.hard_timeout_factor,
+            first_template="review",
+            max_warm_seats=plan.max_warm_seats,
+            lean=plan.lean,
+        )
+        fences = Fences.from_json(state.fences)
+        files = files_block(context, fences, numbered=True)
+        values = {"subject": "the echo", "technical": [], "diff": False, "files": files}
+        self.dispatch = Dispatch(self.roster, self.journal, lambda: {**values, "fences": fences})
+
+
+async def run_echo(lead: EchoLead) -> None:
     """SETUP, one ask of the one seat, and its reply kept."""
+    journal, dispatch, roster, state = lead.journal, lead.dispatch, lead.roster, lead.state
     await journal.enter("SETUP", 0)
     async with roster.sitting(absorb=dispatch.absorb) as background:
         dispatch.background = background
         await journal.enter(PHASE, 1)
         asked = [
             await dispatch.ask(sitting, PHASE, 1, "review", 200, whole=True)
-            for sitting in roster.seated((seat,))  # none when its CLI could not start
+            for sitting in roster.seated((lead.seat,))  # none when its CLI could not start
         ]
         answers = await dispatch.gather(asked, progressive=False)
     if not any(answer.answered for answer in answers):
@@ -102,63 +135,26 @@ class EchoProtocol:
     plan_type = EchoPlan
     forms = ("md",)
     result_files = {"echo.md": "md"}
+    lead_type = EchoLead
+    conduct = staticmethod(run_echo)
 
     def resolve(self, flags: EchoFlags, config: Config, progress: Progress, cwd: Path) -> EchoPlan:
         seat = SeatPlan(name=SEAT, role="reviewer", cli=flags.cli)
         return EchoPlan(**shared_setup(flags, config), seat=seat, simulated=flags.sim)
 
     def check(
-        self, plan: EchoPlan, context: DebateContext, config: Config, progress: Progress
+        self, plan: EchoPlan, context: RunContext, config: Config, progress: Progress
     ) -> None:
         return None
 
-    def new_state(
-        self, shared: dict[str, Any], plan: EchoPlan, context: DebateContext
-    ) -> EchoState:
+    def new_state(self, shared: dict[str, Any], plan: EchoPlan, context: RunContext) -> EchoState:
         return EchoState(**shared, question="echo")
 
-    def setup_line(self, plan: EchoPlan, context: DebateContext, state: EchoState) -> str:
+    def setup_line(self, plan: EchoPlan, context: RunContext, state: EchoState) -> str:
         return f"setup: echo on {plan.seat.cli}"
 
     def resumed_line(self, state: EchoState) -> str:
         return f"resuming {state.id} from {state.phase}"
-
-    def lead(
-        self,
-        plan: EchoPlan,
-        context: DebateContext,
-        record: Record,
-        state: EchoState,
-        progress: Progress,
-        config: Config,
-        *,
-        tuning: Tuning,
-        rooms: RoomDir,
-        guard: ProjectGuard,
-    ) -> Callable[[], Awaitable[None]]:
-        """Seated as a review seats its reviewers (`council.review.lead`)."""
-        bus = Bus(record.append_transcript, first_seq=len(record.transcript()) + 1)
-        journal = Journal(record, state, progress, bus)
-        roster = Roster(
-            (plan.seat,),
-            context,
-            config,
-            bus,
-            journal,
-            tuning,
-            rooms,
-            guard,
-            ready_timeout_s=plan.ready_timeout_s,
-            hard_timeout_factor=plan.hard_timeout_factor,
-            first_template="review",
-            max_warm_seats=plan.max_warm_seats,
-            lean=plan.lean,
-        )
-        fences = Fences.from_json(state.fences)
-        files = files_block(context, fences, numbered=True)
-        values = {"subject": "the echo", "technical": [], "diff": False, "files": files}
-        dispatch = Dispatch(roster, journal, lambda: {**values, "fences": fences})
-        return lambda: run_echo(plan.seat, state, roster, dispatch, journal)
 
     def exit_code(self, state: EchoState, error: CouncilError | None) -> ExitCode:
         return error.exit_code if error is not None else ExitCode.of_status(state.status)
@@ -180,6 +176,9 @@ class EchoProtocol:
 
     def notes(self, result: dict[str, Any]) -> list[str]:
         return []
+
+    def write_report(self, record: Record, result: dict[str, Any], state: dict[str, Any]) -> Path:
+        raise UsageError(f"{record.id} is an echo: it has no HTML page")
 
     def write_beside(self, result: dict[str, Any], state: EchoState) -> CouncilError | None:
         return None
