@@ -17,8 +17,9 @@ import psutil
 import pytest
 
 from council.adapters import adapter_for
-from council.adapters.base import CliSettings, Status, version_at_least
+from council.adapters.base import CliSettings, Status
 from council.adapters.pi import LINEAR_JSON_SINCE as PI_JSON_SINCE
+from council.adapters.versions import version_at_least
 from council.prompts import render
 from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER

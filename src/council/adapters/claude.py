@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from council.adapters.base import (
-    Adapter,
     AuthState,
     Invocation,
     RawResult,
@@ -19,23 +18,23 @@ from council.adapters.base import (
     Tool,
     Usage,
     Verdict,
-    cost_figure,
-    output_figure,
-    parse_retry_after,
-    ranked_models,
-    token_count,
 )
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import parse_retry_after
+from council.adapters.host import IdeHost
+from council.adapters.output import cost_figure, output_figure, ranked_models, token_count
 from council.adapters.warm import (
     Channel,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
+    WarmMode,
     WarmTurn,
     answer_verdict,
 )
 
 
-class ClaudeAdapter(Adapter):
+class ClaudeAdapter(WarmMode, IdeHost, KeepsState):
     name = "claude"
     vendor = "anthropic"
     # Its aliases (opus, sonnet, haiku) as well as its full names (claude-opus-4-5-...).

@@ -13,10 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from council.adapters.base import (
-    AUTH_PATTERNS,
     COUNCIL_ROOM_DIR,
-    RATE_LIMIT_PATTERNS,
-    Adapter,
     AuthState,
     Billing,
     Invocation,
@@ -26,17 +23,23 @@ from council.adapters.base import (
     Tool,
     Usage,
     Verdict,
-    first_line,
-    json_objects,
-    parse_retry_after,
-    token_count,
 )
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import (
+    AUTH_PATTERNS,
+    RATE_LIMIT_PATTERNS,
+    first_line,
+    parse_retry_after,
+)
+from council.adapters.host import IdeHost
+from council.adapters.output import json_objects, token_count
 from council.adapters.warm import (
     Channel,
     JsonRpc,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
+    WarmMode,
     WarmTurn,
     answer_verdict,
     failure_verdict,
@@ -82,7 +85,7 @@ _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 API_KEY_ENV = "CODEX_API_KEY"
 
 
-class CodexAdapter(Adapter):
+class CodexAdapter(WarmMode, IdeHost, KeepsState):
     name = "codex"
     vendor = "openai"
     # gpt-5.2, gpt-5.2-codex, o3, o4-mini, codex-mini-latest, chatgpt-4o-latest.
