@@ -86,7 +86,7 @@ class AcpOptions:
 
 @dataclass(frozen=True)
 class AcpOutcome:
-    """What one ACP prompt ended with, for the adapter to read (`Adapter.acp_verdict`)."""
+    """What one ACP prompt ended with, for the adapter to read (`WarmMode.acp_verdict`)."""
 
     stop_reason: str | None  # end_turn, cancelled, max_tokens, ...; None after an error
     text: str  # the agent's message chunks, joined
