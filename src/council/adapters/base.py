@@ -4,6 +4,11 @@ An adapter knows one CLI: how to call it headless and read-only, how to read its
 how it fails. It never starts a process itself: it builds an `Invocation` for the runner and
 reads the runner's raw result back into a `Verdict`. Vendor flags, output formats and error
 strings belong in the adapter's own module and nowhere else.
+
+This is the core a spawned call needs. What only some CLIs have is a capability the adapter
+subclasses beside `Adapter`: `WarmMode` (adapters/warm.py, a persistent mode), `IdeHost`
+(adapters/host.py, a CLI council may run inside) and `KeepsState` (adapters/confinement.py,
+state it writes under HOME).
 """
 
 from __future__ import annotations
