@@ -158,7 +158,9 @@ class Seen:
     environ: dict[str, str]  # what the user's shell had
     probe: dict[str, str]
     call: dict[str, str]
-    own: frozenset[str]  # names the adapter sets for the call itself (gemini's trust switch)
+    # Names the adapter sets itself: for every run (`fixed_env`) or for the call (gemini's
+    # trust switch).
+    own: frozenset[str]
     status: Status
     detail: str
 
@@ -202,7 +204,7 @@ async def _run_one_call(cli: str, fakes: FakeClis, tmp_path: Path, mp: pytest.Mo
     answers = [c for c in calls if c not in probes]
     assert len(probes) == 1 and len(answers) == 1, calls
     request = Request(PROMPT, room, files.answer(1), files.prompt)
-    own = frozenset(adapter.build(resolved.tool, request).env)
+    own = frozenset({**adapter.fixed_env, **adapter.build(resolved.tool, request).env})
     return Seen(environ, probes[0]["env"], answers[0]["env"], own, outcome.status, outcome.detail)
 
 

@@ -26,7 +26,8 @@ from pathlib import Path
 import anyio
 
 from council.adapters import adapter_for, default_order, known_names
-from council.adapters.base import Adapter, Status, Tool, telling_line
+from council.adapters.base import Adapter, Status, Tool
+from council.adapters.failures import telling_line
 from council.config import Config
 from council.context.roomdir import RoomDir
 from council.panel.seating import DefaultSeats, default_seats

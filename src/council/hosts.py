@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from council.adapters import registered
+from council.adapters.host import IdeHost
 from council.atomicio import write_private
 from council.errors import UsageError
 
@@ -31,7 +32,9 @@ def skill_dir() -> Path:
 
 def host_names() -> list[str]:
     """The registered CLIs that are IDE hosts council can install into."""
-    return [name for name, cls in registered().items() if cls.host_files]
+    return [
+        name for name, cls in registered().items() if issubclass(cls, IdeHost) and cls.host_files
+    ]
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ def placements(
     found = []
     for name in hosts:
         cls = registered()[name]
+        assert issubclass(cls, IdeHost), f"{name} is no IDE host"  # host_names() offers hosts
         base = _host_dir(cls.host_dirs.get(scope), cls.host_dir_env, scope, project, environ)
         if base is None:
             if len(hosts) == 1:

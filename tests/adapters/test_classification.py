@@ -8,7 +8,8 @@ import json
 import pytest
 
 from council.adapters import adapter_for
-from council.adapters.base import RawResult, Status, parse_retry_after
+from council.adapters.base import RawResult, Status
+from council.adapters.failures import parse_retry_after
 
 PROMPT = "ACTION: CHALLENGE\nQuestion: is this right?"
 

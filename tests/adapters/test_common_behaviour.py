@@ -8,12 +8,13 @@ import pytest
 from helpers import answer_calls
 
 from council.adapters.base import Status
+from vendor_lists import vendors
 
 from fakes.install import expected_answer
 
 pytestmark = pytest.mark.anyio
 
-VENDORS = ["claude", "codex", "gemini", "qwen", "pi", "kimi"]
+VENDORS = vendors()
 PROMPT = (
     "IMPORTANT: You are an independent analyst in a structured technical debate.\n"
     "ACTION: CHALLENGE\nQuestion: Redis or Postgres for sessions? ünïcödé — 中文 ✓\n"

@@ -13,6 +13,7 @@ from helpers import answer_calls
 from council.adapters.base import COUNCIL_ROOM_DIR, Status
 from council.adapters.kimi import ARG_PROMPT_LIMIT, PROMPT_FILE
 from council.prompts import render
+from vendor_lists import vendors
 
 from fakes.install import expected_answer
 
@@ -160,7 +161,7 @@ async def test_kimi_code_handed_its_prompt_in_a_file_keeps_its_tools_to_read_it(
     assert "--agent-file" not in argv and (seat.room / PROMPT_FILE).is_file()
 
 
-@pytest.mark.parametrize("cli", ["claude", "codex", "gemini", "qwen", "pi", "kimi"])
+@pytest.mark.parametrize("cli", vendors())
 async def test_lean_false_in_the_config_keeps_the_cli_s_usual_set_up(fakes, seat_for, cli):
     fakes.set("kimi", "ok", variant="kimi-code")
     lean_off, usual = seat_for(cli, lean=False), seat_for(cli)

@@ -22,7 +22,8 @@ from council.adapters import (
     register,
     registered,
 )
-from council.adapters.base import Adapter, Invocation, Request, Tool
+from council.adapters.base import Invocation, Request, Tool
+from council.adapters.host import IdeHost
 from council.adapters.registry import unregister
 from council.config import parse_config
 from council.debate.flags import DebateFlags
@@ -44,7 +45,7 @@ print(f"Echo answers {{phase}}: the cache needs an eviction policy. key={{key}}"
 """
 
 
-class EchoAdapter(Adapter):
+class EchoAdapter(IdeHost):
     name = "echo"
     vendor = "echo-labs"
     binary = "echo-cli"

@@ -15,18 +15,15 @@ from pathlib import Path
 import pytest
 
 from council.adapters import register
-from council.adapters.base import (
-    Adapter,
-    Invocation,
+from council.adapters.base import Adapter, Invocation, Request, Tool
+from council.adapters.registry import unregister
+from council.adapters.versions import (
     KnownBroken,
-    Request,
-    Tool,
     parse_version,
     same_version,
     version_at_least,
     versions_in,
 )
-from council.adapters.registry import unregister
 from council.config import parse_config
 from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE

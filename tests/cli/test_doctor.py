@@ -12,6 +12,7 @@ import pytest
 
 from council.runner import confine
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
+from vendor_lists import vendors
 
 from fakes.install import install_fakes
 
@@ -57,9 +58,7 @@ def test_no_ai_cli_lists_every_one_as_missing_and_exits_3(tmp_path, empty_bin):
     report = json.loads(result.stdout)
     states = {c["name"]: c["state"] for c in report["clis"]}
     assert result.returncode == 3
-    assert {k: v for k, v in states.items() if k != "sim"} == dict.fromkeys(
-        ("claude", "codex", "gemini", "qwen", "kimi", "pi"), "missing"
-    )
+    assert {k: v for k, v in states.items() if k != "sim"} == dict.fromkeys(vendors(), "missing")
     assert states["sim"] == "ok"  # the simulator ships with council
     assert report["can_debate"] is False
     assert "no usable AI CLI" in result.stderr
@@ -237,7 +236,7 @@ def test_probe_makes_one_call_per_cli_in_an_empty_room_and_exits_0_when_all_answ
     result = probe(tmp_path, fakes)
     report = json.loads(result.stdout)
     assert result.returncode == 0, result.stderr
-    for name in ("claude", "codex", "gemini", "qwen", "kimi", "pi"):
+    for name in vendors():
         assert cli_row(result, name)["probe"]["status"] == "ok", name
         (call,) = calls_made(fakes, name)
         room = Path(call["cwd"])

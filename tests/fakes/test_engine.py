@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from fakes.engine import CLASSES
 from fakes.helpers import CLAUDE, CODEX, PROMPT, QWEN, documented_call, run, started, wait_for_calls
 from fakes.install import VENDORS, FakeClis, expected_answer
 
@@ -106,7 +107,7 @@ def test_write_attempt_mode_records_which_writes_succeeded(
     ]
 
 
-FAKE_MODULES = {"engine", "grammar", "vendor", "claude", "codex", "gemini", "qwen", "pi", "kimi"}
+FAKE_MODULES = {"engine", "grammar", "vendor", *(module for module, _ in CLASSES.values())}
 VENDOR_MODULES = {"qwen": {"gemini", "qwen"}}
 """The vendor modules each fake loads besides its own (qwen-code is a fork of gemini-cli)."""
 SLOW_IMPORTS = {"typing", "dataclasses", "pathlib", "uuid", "platform", "subprocess"}

@@ -17,18 +17,20 @@ import psutil
 import pytest
 
 from council.adapters import adapter_for
-from council.adapters.base import CliSettings, Status, version_at_least
+from council.adapters.base import CliSettings, Status
 from council.adapters.pi import LINEAR_JSON_SINCE as PI_JSON_SINCE
+from council.adapters.versions import version_at_least
 from council.prompts import render
 from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER
 from fakemodel.clients import API_KEY, codex_built_in
 from fakemodel.installed import installed
 from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
+from vendor_lists import programs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
 
-CLIS = ("codex", "claude", "gemini", "qwen", "pi", "kimi-cli", "kimi-code")
+CLIS = programs()
 # Quotes, shell syntax, escapes, non-ASCII, a tab, lines that look like flags or slash
 # commands, and the trailing newline every rendered prompt ends with.
 PROMPT = (

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from fakemodel.fixtures import RealCli
+from vendor_lists import programs
 
 pytestmark = pytest.mark.realcli
 
-CLIS = ("codex", "claude", "gemini", "qwen", "pi", "kimi-cli", "kimi-code")
+CLIS = programs()
 # A call that answers at once still pays for the CLI's start-up (up to ~5 s here).
 PROBE_TIMEOUT_S = 30
 # qwen retries a 429 on its own for ~80 s and nothing caps it (test_contracts.py): within

@@ -19,10 +19,11 @@ from council.runner import RetryPolicy
 from council.runner.environment import CALL_MARKER
 from fakemodel.clients import API_KEY, codex_built_in
 from fakemodel.replies import AFTER_TOOL_REPLY, reply_for
+from vendor_lists import programs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
 
-WARM = ("gemini", "qwen", "kimi-code", "kimi-cli", "pi", "claude", "codex")
+WARM = programs(warm=True)
 # Both kimis end a turn the model refused (429, 500) with no text and no error: the call is
 # redone spawned, which classifies it.
 REDONE_SPAWNED = ("kimi-code", "kimi-cli")

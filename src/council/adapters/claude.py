@@ -5,12 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from council.adapters.base import (
-    Adapter,
     AuthState,
     Invocation,
     RawResult,
@@ -19,23 +18,31 @@ from council.adapters.base import (
     Tool,
     Usage,
     Verdict,
-    cost_figure,
-    output_figure,
-    parse_retry_after,
-    ranked_models,
-    token_count,
 )
+from council.adapters.claude_usage import (
+    Totals,
+    ranked_by_output,
+    result_object,
+    result_usage,
+    totals,
+    turn_models,
+    turn_usage,
+)
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import parse_retry_after
+from council.adapters.host import IdeHost
 from council.adapters.warm import (
     Channel,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
+    WarmMode,
     WarmTurn,
     answer_verdict,
 )
 
 
-class ClaudeAdapter(Adapter):
+class ClaudeAdapter(WarmMode, IdeHost, KeepsState):
     name = "claude"
     vendor = "anthropic"
     # Its aliases (opus, sonnet, haiku) as well as its full names (claude-opus-4-5-...).
@@ -117,7 +124,7 @@ class ClaudeAdapter(Adapter):
         )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
-        payload = _result_object(result.stdout)
+        payload = result_object(result.stdout)
         if payload is not None and payload.get("is_error"):
             return self.error_verdict(payload, result.exit_code or 1, result.stderr)
         return super().classify(result, prompt)
@@ -135,7 +142,7 @@ class ClaudeAdapter(Adapter):
         return self.classify_failure(exit_code, message + "\n" + stderr)
 
     def extract(self, result: RawResult) -> str:
-        payload = _result_object(result.stdout)
+        payload = result_object(result.stdout)
         if payload is None:
             raise ValueError("expected a JSON object with a `result` field on stdout")
         return str(payload.get("result") or "")
@@ -154,20 +161,8 @@ class ClaudeAdapter(Adapter):
         included, where `usage` counts only the main conversation's turns. An error result
         has it empty; `usage` (zeros) is read then.
         """
-        payload = _result_object(result.stdout)
-        if payload is None:
-            return None
-        cost = cost_figure(payload.get("total_cost_usd"))
-        per_model = payload.get("modelUsage")
-        if isinstance(per_model, dict) and per_model:
-            tokens = _model_tokens(per_model)
-        elif isinstance(usage := payload.get("usage"), dict):
-            tokens = _turn_tokens(usage)
-        elif cost is None:
-            return None
-        else:
-            return Usage(cost_usd=cost)
-        return Usage(*tokens, cost)
+        payload = result_object(result.stdout)
+        return None if payload is None else result_usage(payload)
 
     def read_model(self, result: RawResult) -> tuple[str, ...]:
         """The keys of the result's `modelUsage`: every model the run called, the one that
@@ -175,9 +170,9 @@ class ClaudeAdapter(Adapter):
         result has it empty: no model named. They are the models claude called, aliases
         resolved: a name the API answered under instead (a gateway's fallback) shows only in
         stream-json's assistant messages, which a warm call reads."""
-        payload = _result_object(result.stdout)
+        payload = result_object(result.stdout)
         per_model = payload.get("modelUsage") if payload is not None else None
-        return _models(per_model) if isinstance(per_model, Mapping) else ()
+        return ranked_by_output(per_model) if isinstance(per_model, Mapping) else ()
 
     # -- warm worker: stream-json on stdin (2.1.197 and 2.1.332) ----------------------------
 
@@ -294,13 +289,13 @@ class ClaudeStreamDriver(SessionDriver):
         return None
 
     async def turn(self, channel: Channel, prompt: str, room: Path) -> WarmTurn:
-        baseline: _Totals | None = _Totals()  # a new process has spent nothing
+        baseline: Totals | None = Totals()  # a new process has spent nothing
         cleared_usage: Any = {}
         if not self._fresh:
             cleared = await self._user(channel, "/clear")  # a new session, no model request
             if cleared.get("is_error"):
                 raise ProtocolError(f"claude refused /clear: {cleared.get('result')}")
-            baseline = _totals(cleared)
+            baseline = totals(cleared)
             cleared_usage = cleared.get("modelUsage")
         self._fresh = False
         self._prompting = True
@@ -308,11 +303,11 @@ class ClaudeStreamDriver(SessionDriver):
             result = await self._user(channel, prompt)
         finally:
             self._prompting = False
-        usage = _turn_usage(result, baseline)
+        usage = turn_usage(result, baseline)
         # Each assistant message names the model the API said answered it (2.1.332), where
         # `modelUsage` has the one claude asked for: the messages' first, the last one's first.
         answered = tuple(dict.fromkeys(reversed(self._answered_by)))
-        served = answered or _turn_models(result, cleared_usage)
+        served = answered or turn_models(result, cleared_usage)
         if result.get("is_error"):
             if result.get("subtype") == "error_during_execution" and not result.get("result"):
                 return WarmTurn(Verdict(Status.ERROR, detail="the turn was interrupted"))
@@ -326,135 +321,5 @@ class ClaudeStreamDriver(SessionDriver):
             await self._control(channel, "interrupt")
 
 
-# What a `result` event's running figures count from. Up to 2.1.210 claude adds up every
-# turn of the process: `/clear`'s result repeats the totals so far. From 2.1.211 (bisected
-# against the fake model server) it counts per session: `/clear` starts one, and its result
-# says zero (empty `modelUsage`, `total_cost_usd` 0). Either way a turn's figures are its
-# result's less those of the `/clear` result just before it: the two are told apart by what
-# claude prints, not by a version gate, as the worker's version is only probed beside its
-# start (the handshake names none). 2.1.332 also prints the turn's own figures
-# (`model_usage_since_last_result`, absent from 2.1.211 to 2.1.265 at least): not read, as
-# the rule above gives them on every release.
-
-
-@dataclass(frozen=True)
-class _Totals:
-    """A result's running figures: `modelUsage` counted as `read_usage` counts it (None
-    when empty: no model called yet, or an error result), and `total_cost_usd`."""
-
-    tokens: tuple[int, int] | None = None
-    cost: float | None = None
-
-
-def _totals(result: Mapping[str, Any]) -> _Totals | None:
-    """None when a figure is not a count: nothing can be counted from it."""
-    try:
-        per_model = result.get("modelUsage")
-        tokens = _model_tokens(per_model) if isinstance(per_model, Mapping) and per_model else None
-        return _Totals(tokens, cost_figure(result.get("total_cost_usd")))
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-
-
-def _turn_usage(result: Mapping[str, Any], baseline: _Totals | None) -> Usage | None:
-    """One warm turn's figures, counted as `read_usage` counts a spawned call's: the rise of
-    its result's running figures over `baseline` (those of the `/clear` result before it); a
-    result with no `modelUsage` (an error, from 2.1.211) gives its `usage`, the turn's own. A
-    figure below its baseline went back where council did not see: it is not told apart
-    from a rise, so the turn's usage is None, never negative."""
-    totals = _totals(result)
-    if totals is None or baseline is None:
-        return None
-    cost = None
-    if totals.cost is not None:
-        rise = totals.cost - (baseline.cost or 0.0)
-        if rise < 0:
-            return None
-        cost = round(rise, 9)  # float noise of the subtraction, far below a cent
-    if totals.tokens is not None:
-        before = baseline.tokens or (0, 0)
-        tokens = (totals.tokens[0] - before[0], totals.tokens[1] - before[1])
-        if min(tokens) < 0:
-            return None
-        return Usage(*tokens, cost)
-    try:
-        if isinstance(usage := result.get("usage"), Mapping):
-            return Usage(*_turn_tokens(usage), cost)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-    return None if cost is None else Usage(cost_usd=cost)
-
-
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _models(per_model: Mapping[str, Any]) -> tuple[str, ...]:
-    """`modelUsage`'s models, the one with most output tokens first."""
-    return ranked_models(
-        {
-            name: output_figure(m.get("outputTokens") if isinstance(m, Mapping) else None)
-            for name, m in per_model.items()
-        }
-    )
-
-
-def _turn_models(result: Mapping[str, Any], cleared: Any) -> tuple[str, ...]:
-    """The models one warm turn called: those of its result's `modelUsage` whose figures
-    rose over the `/clear` result's before it (up to 2.1.210 both count every turn of the
-    process, so a model an earlier turn called stays listed there with no rise)."""
-    per_model = result.get("modelUsage")
-    if not isinstance(per_model, Mapping):
-        return ()
-    before = cleared if isinstance(cleared, Mapping) else {}
-
-    def spent(models: Mapping[str, Any], name: str) -> int:
-        m = models.get(name)
-        m = m if isinstance(m, Mapping) else {}
-        return output_figure(m.get("inputTokens")) + output_figure(m.get("outputTokens"))
-
-    return _models({n: m for n, m in per_model.items() if spent(per_model, n) > spent(before, n)})
-
-
-def _model_tokens(per_model: Mapping[str, Any]) -> tuple[int, int]:
-    """Input (uncached, cache reads and cache writes) and output, summed over the models."""
-    counts = [
-        (
-            token_count(m["inputTokens"])
-            + token_count(m.get("cacheReadInputTokens", 0))
-            + token_count(m.get("cacheCreationInputTokens", 0)),
-            token_count(m["outputTokens"]),
-        )
-        for m in per_model.values()
-    ]
-    return sum(c[0] for c in counts), sum(c[1] for c in counts)
-
-
-def _turn_tokens(usage: Mapping[str, Any]) -> tuple[int, int]:
-    """`usage` (the main conversation's turns), counted as `_model_tokens` counts."""
-    return (
-        token_count(usage["input_tokens"])
-        + token_count(usage.get("cache_read_input_tokens", 0))
-        + token_count(usage.get("cache_creation_input_tokens", 0)),
-        token_count(usage["output_tokens"]),
-    )
-
-
-def _result_object(stdout: str) -> dict | None:
-    text = stdout.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        # stream noise before the object: take the last line that is one
-        for line in reversed(text.splitlines()):
-            if line.startswith("{"):
-                try:
-                    value = json.loads(line)
-                    break
-                except json.JSONDecodeError:
-                    continue
-        else:
-            return None
-    return value if isinstance(value, dict) else None

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from council.adapters.base import (
-    AUTH_PATTERNS,
     COUNCIL_ROOM_DIR,
-    RATE_LIMIT_PATTERNS,
-    Adapter,
     AuthState,
     Billing,
     Invocation,
@@ -26,17 +20,31 @@ from council.adapters.base import (
     Tool,
     Usage,
     Verdict,
-    first_line,
-    json_objects,
-    parse_retry_after,
-    token_count,
 )
+from council.adapters.codex_config import (
+    API_KEY_ENV,
+    api_key_refusal,
+    codex_home_of,
+    credentials,
+    retry_caps,
+    saved_key_billing,
+)
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import (
+    AUTH_PATTERNS,
+    RATE_LIMIT_PATTERNS,
+    first_line,
+    parse_retry_after,
+)
+from council.adapters.host import IdeHost
+from council.adapters.output import json_objects, token_count
 from council.adapters.warm import (
     Channel,
     JsonRpc,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
+    WarmMode,
     WarmTurn,
     answer_verdict,
     failure_verdict,
@@ -69,20 +77,9 @@ LEAN_SETTINGS = (
     "tools.experimental_request_user_input.enabled=false",
     'web_search="disabled"',
 )
-# council's retry policy is the one in force: one retry in codex (a 500 is 2 requests, as
-# claude's), not its defaults of 4 request and 5 stream retries, which multiply (a 500 was 30
-# requests over 24 s). 0.169.0 reads them per provider only, and refuses a built-in
-# provider's id under [model_providers] ("Built-in providers cannot be overridden"): the caps
-# go to a provider the user defined, and the built-in `openai` keeps codex's own retries.
-RETRY_CAPS = ("request_max_retries=0", "stream_max_retries=1")
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-# The key codex takes from the environment for OpenAI (0.169.0 and 0.171.0, measured against a
-# server that logs the Authorization header): `codex exec` sends it as the bearer token, and
-# OPENAI_API_KEY is never read for that (it only names the key field of `auth.json`).
-API_KEY_ENV = "CODEX_API_KEY"
 
 
-class CodexAdapter(Adapter):
+class CodexAdapter(WarmMode, IdeHost, KeepsState):
     name = "codex"
     vendor = "openai"
     # gpt-5.2, gpt-5.2-codex, o3, o4-mini, codex-mini-latest, chatgpt-4o-latest.
@@ -156,7 +153,7 @@ class CodexAdapter(Adapter):
             "-o",
             str(request.answer_path),
         ]
-        argv += retry_caps(self.settings.extra_args, _codex_home(self.settings.env))
+        argv += retry_caps(self.settings.extra_args, codex_home_of(self.settings.env))
         room_files: dict[str, str] = {}
         if (lean := self.lean_for(request)) is not None:
             room_files[LEAN_INSTRUCTIONS] = lean
@@ -182,7 +179,7 @@ class CodexAdapter(Adapter):
         never asked, its cwd the seat's room. Model, effort and the retry caps as config
         overrides, as a spawned call has them."""
         argv = [*tool.command]
-        argv += retry_caps(self.settings.extra_args, _codex_home(self.settings.env))
+        argv += retry_caps(self.settings.extra_args, codex_home_of(self.settings.env))
         if model := model or self.settings.model:
             argv += ["-c", f'model="{model}"']
         if effort in self.efforts:
@@ -242,68 +239,18 @@ class CodexAdapter(Adapter):
         `codex login`; with `cli_auth_credentials_store` keyring or auto the login may be in the
         OS keyring, which council cannot look at). A provider of the user's own with
         `env_key`: that variable, which must reach codex (`pass_env`)."""
-        env = {**env, **self.settings.env}
-        codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
-        provider_id, provider = active_provider(self.settings.extra_args, codex_home)
-        if provider is not None and not provider.get("requires_openai_auth"):
-            key = provider.get("env_key")
-            if not isinstance(key, str) or not key:
-                return AuthState(True, f"codex's provider `{provider_id}` takes no key")
-            if key not in {*self.env_names, *self.settings.pass_env, *self.settings.env}:
-                return AuthState(
-                    False,
-                    f"{key} (env_key of codex's provider `{provider_id}`) does not reach codex: "
-                    f"add it to clis.{self.display_name}.pass_env",
-                )
-            if env.get(key):
-                return AuthState(True, key)
-            return AuthState(False, f"{key} (env_key of codex's provider `{provider_id}`) is unset")
-        if provider is None and provider_id not in (None, "openai"):
-            return AuthState(None, f"codex's built-in provider `{provider_id}`: not checked")
-        if env.get(API_KEY_ENV):
-            return AuthState(True, API_KEY_ENV)
-        auth = codex_home / "auth.json"
-        if auth.is_file():
-            return AuthState(True, str(auth))
-        store = _toml(codex_home / "config.toml").get("cli_auth_credentials_store")
-        if store in ("keyring", "auto"):
-            return AuthState(None, f"no {API_KEY_ENV}; a `codex login` may be in the OS keyring")
-        ignored = (
-            "; OPENAI_API_KEY is set, but codex does not read it"
-            if env.get("OPENAI_API_KEY")
-            else ""
-        )
-        return AuthState(False, f"no {API_KEY_ENV} and no {auth}{ignored}")
+        return credentials(self, env, home)
 
     def billing(self, env: Mapping[str, str], home: Path) -> Billing:
         """`codex login` writes auth.json: a ChatGPT login (tokens: the user's plan), or with
         `--with-api-key` an API key (metered), which the file says by its fields."""
-        found = super().billing(env, home)
-        if found.mode != "login" or not found.source.endswith("auth.json"):
-            return found
-        try:
-            saved = json.loads(Path(found.source).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return found
-        if isinstance(saved, dict) and saved.get("OPENAI_API_KEY"):
-            return Billing("api_key", f"the API key in {found.source}")
-        return found
+        return saved_key_billing(super().billing(env, home))
 
     def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
         """`codex app-server` does not read CODEX_API_KEY (0.169.0 and 0.171.0: its requests
         carry no key; `codex exec` sends it): with that key and no `codex login`, every call
         spawns `codex exec`."""
-        env = {**env, **self.settings.env}
-        codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
-        _, provider = active_provider(self.settings.extra_args, codex_home)
-        if provider is not None and not provider.get("requires_openai_auth"):
-            return None  # its own key variable, which the app-server reads
-        if env.get(API_KEY_ENV) and not (codex_home / "auth.json").is_file():
-            return (
-                f"`codex app-server` does not read {API_KEY_ENV}, so every call runs `codex "
-                "exec`; `codex login --with-api-key` (the key on stdin) lets the seat run warm"
-            )
-        return None
+        return api_key_refusal(self.settings, env, home)
 
 
 class CodexAppDriver(SessionDriver):
@@ -450,53 +397,3 @@ def lean_config(instructions: Path) -> list[str]:
         *(f"features.{name}=false" for name in LEAN_FEATURES),
     ]
     return [arg for setting in settings for arg in ("-c", setting)]
-
-
-def active_provider(
-    extra_args: Sequence[str], codex_home: Path
-) -> tuple[str | None, Mapping[str, Any] | None]:
-    """The id of the provider a call will use (None: codex's default, `openai`; "oss":
-    `--oss`, a local one) and its settings when the user defined it (config.toml, a
-    `--profile` file, or `-c model_provider=` in extra_args); None for a built-in one."""
-    config = _toml(codex_home / "config.toml")
-    provider = config.get("model_provider")
-    providers = dict(config.get("model_providers") or {})
-    for flag, value in pairwise([*extra_args, ""]):
-        if flag in ("-p", "--profile") and value:
-            profile = _toml(codex_home / f"{value}.config.toml")
-            provider = profile.get("model_provider", provider)
-            providers.update(profile.get("model_providers") or {})
-        elif flag in ("-c", "--config") and value.partition("=")[0].strip() == "model_provider":
-            provider = value.partition("=")[2].strip().strip("\"'")
-        elif flag == "--oss":
-            return "oss", None  # a built-in local provider
-    if not isinstance(provider, str):
-        return None, None
-    settings = providers.get(provider)
-    return provider, settings if isinstance(settings, Mapping) else None
-
-
-def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
-    """`-c model_providers.<id>.request_max_retries=0 ...` for the provider this call will
-    use, when the user defined it; nothing for a built-in provider, which codex does not let
-    us change."""
-    provider, settings = active_provider(extra_args, codex_home)
-    if provider is None or settings is None or not _BARE_KEY.match(provider):
-        return []
-    return [arg for cap in RETRY_CAPS for arg in ("-c", f"model_providers.{provider}.{cap}")]
-
-
-def _codex_home(env: Mapping[str, str]) -> Path:
-    """Where codex reads its config: CODEX_HOME as the call will see it (the config's `env`
-    for codex first), else ~/.codex."""
-    return Path(env.get("CODEX_HOME") or os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-
-
-def _toml(path: Path) -> dict[str, Any]:
-    """A codex config file's settings; {} when it is missing or unreadable (codex itself then
-    says what is wrong with it)."""
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}

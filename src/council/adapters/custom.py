@@ -17,15 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from council.adapters.base import (
-    Adapter,
-    CliSettings,
-    Invocation,
-    RawResult,
-    Request,
-    Tool,
-    json_objects,
-)
+from council.adapters.base import CliSettings, Invocation, RawResult, Request, Tool
+from council.adapters.confinement import KeepsState
+from council.adapters.output import json_objects
 
 PROMPT_FILE = "{prompt_file}"
 PROMPT_TEXT = "{prompt}"
@@ -46,7 +40,7 @@ def output_mode_problem(output: str, command: tuple[str, ...]) -> str | None:
     return "output must be stdout, file or json:<dotted.path>"
 
 
-class CustomAdapter(Adapter):
+class CustomAdapter(KeepsState):
     name = "custom"
     vendor = "custom"
     binary = ""

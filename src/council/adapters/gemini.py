@@ -10,7 +10,6 @@ from typing import Any
 
 from council.adapters.base import (
     COUNCIL_ROOM_DIR,
-    Adapter,
     AuthState,
     Invocation,
     RawResult,
@@ -19,13 +18,12 @@ from council.adapters.base import (
     Tool,
     Usage,
     Verdict,
-    first_line,
-    output_figure,
-    parse_retry_after,
-    ranked_models,
-    token_count,
 )
-from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import first_line, parse_retry_after
+from council.adapters.host import IdeHost
+from council.adapters.output import output_figure, ranked_models, token_count
+from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmMode, WarmTurn
 
 LEAN_SYSTEM = f"{COUNCIL_ROOM_DIR}/gemini-system.md"
 LEAN_POLICY = f"{COUNCIL_ROOM_DIR}/gemini-policy.toml"
@@ -91,7 +89,7 @@ def _source(name: str, env: Mapping[str, str], gemini_home: Path) -> str:
     return name
 
 
-class GeminiAdapter(Adapter):
+class GeminiAdapter(WarmMode, IdeHost, KeepsState):
     name = "gemini"
     vendor = "google"
     model_families = (("gemini|gemma", "google"),)
@@ -120,11 +118,8 @@ class GeminiAdapter(Adapter):
 
     def build(self, tool: Tool, request: Request) -> Invocation:
         argv = [*tool.command, "-o", "json", "--approval-mode", "plan"]
-        env = {
-            **self.fixed_env,
-            # The room is ours and read-only; an untrusted folder exits 55 headless.
-            "GEMINI_CLI_TRUST_WORKSPACE": "true",
-        }
+        # The room is ours and read-only; an untrusted folder exits 55 headless.
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
         room_files: dict[str, str] = {}
         if (lean := self.lean_for(request)) is not None:
             # Plan mode stays; a deny-all policy above it leaves no tool to declare (a denied

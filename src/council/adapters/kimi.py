@@ -16,9 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from council.adapters.base import (
-    AUTH_PATTERNS,
     COUNCIL_ROOM_DIR,
-    Adapter,
     AuthState,
     Invocation,
     RawResult,
@@ -26,10 +24,11 @@ from council.adapters.base import (
     Tool,
     Usage,
     VersionInfo,
-    first_line,
-    json_objects,
 )
-from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import AUTH_PATTERNS, first_line
+from council.adapters.output import json_objects
+from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmMode, WarmTurn
 
 KIMI_CLI = "kimi-cli"
 KIMI_CODE = "kimi-code"
@@ -59,7 +58,7 @@ INSTALL_KIMI_CODE = (
 )
 
 
-class KimiAdapter(Adapter):
+class KimiAdapter(WarmMode, KeepsState):
     name = "kimi"
     vendor = "moonshot"
     model_families = (("kimi|moonshot", "moonshot"),)

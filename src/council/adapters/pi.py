@@ -12,11 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from council.adapters.base import (
-    AUTH_PATTERNS,
-    Adapter,
     AuthState,
     Invocation,
-    KnownBroken,
     RawResult,
     Request,
     Status,
@@ -24,17 +21,18 @@ from council.adapters.base import (
     Usage,
     Verdict,
     VersionInfo,
-    cost_figure,
-    json_objects,
-    parse_version,
-    token_count,
 )
-from council.adapters.base import version_at_least as base_version_at_least
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import AUTH_PATTERNS
+from council.adapters.output import cost_figure, json_objects, token_count
+from council.adapters.versions import KnownBroken, parse_version
+from council.adapters.versions import version_at_least as base_version_at_least
 from council.adapters.warm import (
     Channel,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
+    WarmMode,
     WarmTurn,
     answer_verdict,
     failure_verdict,
@@ -61,7 +59,7 @@ def version_at_least(version: str | None, minimum: tuple[int, ...]) -> bool:
     return parse_version(version) is None or base_version_at_least(version, minimum)
 
 
-class PiAdapter(Adapter):
+class PiAdapter(WarmMode, KeepsState):
     name = "pi"
     vendor = "pi"
     binary = "pi"

@@ -9,8 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from council.adapters.base import (
-    AUTH_PATTERNS,
-    Adapter,
     AuthState,
     Invocation,
     RawResult,
@@ -18,10 +16,12 @@ from council.adapters.base import (
     Tool,
     Usage,
     Verdict,
-    json_objects,
-    token_count,
 )
-from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmTurn
+from council.adapters.confinement import KeepsState
+from council.adapters.failures import AUTH_PATTERNS
+from council.adapters.host import IdeHost
+from council.adapters.output import json_objects, token_count
+from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmMode, WarmTurn
 
 # After its own retries qwen -o json reports an API failure as a *successful* result whose
 # text is the error, and exits 0 (measured with 0.15.10 against 429, 401 and 400).
@@ -111,7 +111,7 @@ _ADDED_BY_0_24 = (
 LEAN_EXCLUDED = _TOOLS_0_15 + _ADDED_BY_0_24
 
 
-class QwenAdapter(Adapter):
+class QwenAdapter(WarmMode, IdeHost, KeepsState):
     name = "qwen"
     vendor = "alibaba"
     binary = "qwen"
@@ -161,7 +161,6 @@ class QwenAdapter(Adapter):
         return Invocation(
             argv=tuple(argv),
             stdin=request.prompt.encode(),
-            env=dict(self.fixed_env),
             # qwen 0.15 reads settings from its working directory (the seat's room): its
             # managed auto-memory would make a second model request after every answer, and
             # the call would wait for it.
@@ -218,7 +217,7 @@ class QwenAdapter(Adapter):
         (`candidates`) first; its memory extractor's model among them when it ran. The ACP
         mode names no model that served a prompt (its session lists the selected one only),
         so a warm call's model is not reported."""
-        from council.adapters.base import output_figure, ranked_models
+        from council.adapters.output import output_figure, ranked_models
 
         event = _result_event(result.stdout)
         stats = event.get("stats") if event is not None else None
@@ -273,7 +272,6 @@ class QwenAdapter(Adapter):
         argv += self.settings.extra_args
         return WarmLaunch(
             argv=tuple(argv),
-            env=dict(self.fixed_env),
             room_files={".qwen/settings.json": QWEN_SETTINGS},
             acp=AcpOptions(mode="plan"),
         )

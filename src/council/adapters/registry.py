@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from council.adapters.base import Adapter, CliSettings
+from council.adapters.host import IdeHost
 from council.errors import ConfigError
 
 _REGISTERED: dict[str, type[Adapter]] = {}
@@ -60,7 +61,8 @@ def find_forbidden(args: tuple[str, ...] | list[str]) -> str | None:
 
 def host_markers() -> tuple[str, ...]:
     """Variables the CLIs set for the processes they run (a name, or a prefix ending in `_`)."""
-    return tuple(dict.fromkeys(m for cls in _REGISTERED.values() for m in cls.host_markers))
+    hosts = (cls for cls in _REGISTERED.values() if issubclass(cls, IdeHost))
+    return tuple(dict.fromkeys(m for cls in hosts for m in cls.host_markers))
 
 
 def known_names(clis: Mapping[str, CliSettings] | None = None) -> list[str]:

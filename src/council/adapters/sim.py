@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import council
-from council.adapters.base import Adapter, AuthState, Billing, Invocation, RawResult, Request, Tool
+from council.adapters.base import AuthState, Billing, Invocation, RawResult, Request, Tool
+from council.adapters.confinement import KeepsState
 from council.sim import SERVED_PREFIX
 
 
-class SimAdapter(Adapter):
+class SimAdapter(KeepsState):
     name = "sim"
     vendor = "sim"
     binary = "council-sim"

@@ -1,6 +1,6 @@
 """A vendor CLI's persistent mode as its adapter describes it: how the long-lived process
 starts (`WarmLaunch`), and how one call runs inside it as a fresh session with no history (a
-`SessionDriver`).
+`SessionDriver`). An adapter whose CLI has one is a `WarmMode`.
 
 The runner owns the process (`runner/warm.py`) and hands the driver a `Channel` over its
 stdio: JSON messages, one a line. Nothing here starts a process. ACP, the one protocol that
@@ -16,9 +16,9 @@ import itertools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from council.adapters.base import Status, Usage, Verdict, is_echo
+from council.adapters.base import Adapter, Status, Tool, Usage, Verdict, is_echo
 
 # Recycle a worker after this many sessions: every CLI keeps 1-4 MB per session it served
 # (codex never unloads its ephemeral threads), so a long debate must not grow without bound.
@@ -86,7 +86,7 @@ class AcpOptions:
 
 @dataclass(frozen=True)
 class AcpOutcome:
-    """What one ACP prompt ended with, for the adapter to read (`Adapter.acp_verdict`)."""
+    """What one ACP prompt ended with, for the adapter to read (`WarmMode.acp_verdict`)."""
 
     stop_reason: str | None  # end_turn, cancelled, max_tokens, ...; None after an error
     text: str  # the agent's message chunks, joined
@@ -237,10 +237,47 @@ def answer_verdict(text: str, prompt: str, usage: Usage | None = None) -> Verdic
     return Verdict(Status.OK, text=text, usage=usage)
 
 
-def failure_verdict(adapter: Any, text: str) -> Verdict:
+def failure_verdict(adapter: Adapter, text: str) -> Verdict:
     """An error the worker reported, read by the adapter's failure patterns like a spawned
     call's output (there is no exit code to name)."""
     verdict = adapter.classify_failure(None, text)
     if verdict.status is Status.ERROR:
         return Verdict(Status.ERROR, detail=f"the CLI reported an error: {text.strip()[:240]}")
     return verdict
+
+
+class WarmMode(Adapter):
+    """A CLI with a persistent mode a seat can keep running between its calls (runner/warm.py;
+    docs/adr/007-warm-seat-workers.md)."""
+
+    # The persistent mode's argv depends on what the `--version` probe finds (kimi: which of
+    # its two programs is installed), so the probe runs before the worker starts.
+    warm_needs_probe: ClassVar[bool] = False
+
+    def warm_launch(
+        self, tool: Tool, *, model: str | None, effort: str | None
+    ) -> WarmLaunch | None:
+        """How a seat keeps this CLI running between its calls, a fresh session per call, in
+        the same read-only measures as `build`; None: every call spawns the CLI."""
+        raise NotImplementedError
+
+    def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
+        """Why this CLI cannot run warm here although it has a persistent mode (kimi-cli
+        without a login token); None when it can."""
+        return None
+
+    def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
+        """Read how one ACP prompt ended (ACP agents only): an error by this CLI's failure
+        patterns, an ended turn as an answer or empty."""
+        if outcome.error is not None:
+            return WarmTurn(failure_verdict(self, outcome.error.text))
+        if outcome.stop_reason in ("end_turn", "max_tokens", "max_turn_requests"):
+            return WarmTurn(answer_verdict(outcome.text, prompt))
+        return WarmTurn(
+            Verdict(Status.ERROR, detail=f"the session stopped early ({outcome.stop_reason})")
+        )
+
+
+def warm_mode(adapter: Adapter) -> WarmMode | None:
+    """`adapter` when its CLI has a persistent mode; None: every call spawns it."""
+    return adapter if isinstance(adapter, WarmMode) else None

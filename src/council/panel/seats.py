@@ -24,6 +24,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter, Tool
+from council.adapters.warm import warm_mode
 from council.context.guard import ProjectGuard
 from council.panel.bus import EVERYONE, Bus, Kind, Message
 from council.panel.calls import CallSite, Tuning, billing_of, call_cli
@@ -150,7 +151,9 @@ class SeatWorker:
         """Start the seat's warm worker; the tool it runs, or None when the seat spawns its
         CLI per call (no persistent mode, none here, or the worker did not start: the
         report says why)."""
-        adapter, plan = self.adapter, self.plan
+        adapter, plan = warm_mode(self.adapter), self.plan
+        if adapter is None:
+            return None  # no persistent mode: every call spawns the CLI
         environ = self.tuning.environ if self.tuning.environ is not None else os.environ
         home = Path(environ.get("HOME") or Path.home())
         command = adapter.locate()

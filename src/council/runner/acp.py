@@ -7,7 +7,7 @@ prompt never sent otherwise), `session/prompt`, the agent's message chunks joine
 answer, `session/close` where the agent offers it. council serves no file system and no
 terminal (its capabilities say so) and refuses every permission the agent asks for, so a
 tool that would write never runs. How the prompt ended is read by the adapter
-(`Adapter.acp_verdict`): the agents report errors each their own way.
+(`WarmMode.acp_verdict`): the agents report errors each their own way.
 """
 
 from __future__ import annotations

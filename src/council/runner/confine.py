@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from council.adapters.confinement import state_paths
 from council.runner import landlock
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def call_confinement(
     """Where one call of `adapter`'s CLI may write. The vendor's state directories are
     created first (0700, as the CLI itself would), since a rule needs an existing path."""
     home = Path(env.get("HOME") or Path.home())
-    state_dirs, state_files = adapter.state_paths(env, home)
+    state_dirs, state_files = state_paths(adapter, env, home)
     for directory in state_dirs:
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)

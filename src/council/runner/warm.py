@@ -22,12 +22,14 @@ from pathlib import Path
 import anyio
 from anyio.abc import TaskGroup
 
-from council.adapters.base import Adapter, Status, Tool, Verdict, telling_line
+from council.adapters.base import Status, Tool, Verdict
+from council.adapters.failures import telling_line
 from council.adapters.warm import (
     ProtocolError,
     RpcError,
     SessionDriver,
     WarmLaunch,
+    WarmMode,
     WarmTurn,
     WorkerGone,
 )
@@ -79,7 +81,7 @@ class WarmResult:
 class WarmWorker:
     def __init__(
         self,
-        adapter: Adapter,
+        adapter: WarmMode,
         tool: Tool,
         launch: WarmLaunch,
         *,
@@ -428,7 +430,7 @@ class WarmWorker:
 
 @asynccontextmanager
 async def warm_worker(
-    adapter: Adapter, tool: Tool, launch: WarmLaunch, **options: object
+    adapter: WarmMode, tool: Tool, launch: WarmLaunch, **options: object
 ) -> AsyncIterator[WarmWorker]:
     """A `WarmWorker` (not started yet) whose processes all end with the block."""
     async with anyio.create_task_group() as tg:
