@@ -186,8 +186,8 @@ def test_the_wheel_holds_every_file_and_works_installed_from_an_empty_directory(
     record = debate.stderr.split("saved: ", 1)[1].split()[0]
     page = Path(user.run("show", record, "--html").stdout.strip())
     assert (user.cwd / page).read_text().lstrip().lower().startswith("<!doctype html")
-    for kind in ("result", "review", "config"):
-        assert json.loads(user.run("schema", kind).stdout)["$schema"]
+    for kind in ((), ("review",), ("config",)):
+        assert json.loads(user.run("schema", *kind).stdout)["$schema"]
     user.run("init")
     assert str(tmp_path) not in (user.cwd / "council.yaml").read_text()
     yaml.safe_load((user.cwd / "council.yaml").read_text())
