@@ -81,8 +81,9 @@ class Project:
         )
 
     def records(self) -> list[Path]:
+        """The run records (the scratchpad also holds its own `.gitignore`)."""
         pad = self.root / ".scratchpad"
-        return sorted(pad.iterdir()) if pad.is_dir() else []
+        return sorted(p for p in pad.iterdir() if p.is_dir()) if pad.is_dir() else []
 
     def record(self) -> Path:
         (only,) = self.records()

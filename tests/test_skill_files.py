@@ -111,7 +111,17 @@ def test_install_then_uninstall_in_both_scopes_leaves_nothing_behind(project):
         ".gemini/commands/debate.toml",
         ".qwen/commands/debate.toml",
         ".council/installed.json",
+        ".council/.gitignore",
     }
+    # The manifest is council's own: git shows only the commands, to be committed.
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert ".council" not in status and ".claude/commands/debate.md" in status
     assert files_under(project.home) - before_home == {
         ".claude/commands/debate.md",
         ".claude/commands/review.md",
@@ -120,6 +130,7 @@ def test_install_then_uninstall_in_both_scopes_leaves_nothing_behind(project):
         ".gemini/commands/debate.toml",
         ".qwen/commands/debate.toml",
         ".local/share/council/installed.json",
+        ".local/share/council/.gitignore",
     }
     installed = project.root / ".gemini/commands/debate.toml"
     assert installed.read_bytes() == (SKILL / "gemini/commands/debate.toml").read_bytes()

@@ -65,3 +65,28 @@ def append_private(path: Path, line: str) -> None:
             data = data[os.write(fd, data) :]
     finally:
         os.close(fd)
+
+
+# What council writes into a directory of its own inside the user's repository.
+IGNORE_ALL = "# Made by council: nothing here is to be committed.\n*\n"
+
+
+def make_ignored_dir(path: Path, mode: int = 0o700) -> None:
+    """Make the directory `path` (and its parents); when this call makes it, put a `.gitignore`
+    of `*` in it, as pytest does for its cache, so nothing council keeps there shows in the
+    user's `git status`. A `.gitignore` the user deleted later stays deleted."""
+    existed = path.is_dir()
+    path.mkdir(parents=True, exist_ok=True, mode=mode)
+    if not existed:
+        write_private(path / ".gitignore", IGNORE_ALL, 0o644)
+
+
+def remove_own_ignore(path: Path) -> None:
+    """Remove the `.gitignore` `make_ignored_dir` wrote in `path` once nothing else is left
+    there, so the empty directory can go; one the user changed stays."""
+    ignore = path / ".gitignore"
+    try:
+        if [p.name for p in path.iterdir()] == [".gitignore"] and ignore.read_text() == IGNORE_ALL:
+            ignore.unlink()
+    except OSError:
+        pass

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from council.adapters import registered
 from council.adapters.host import IdeHost
-from council.atomicio import write_private
+from council.atomicio import make_ignored_dir, remove_own_ignore, write_private
 from council.errors import UsageError
 
 SCOPES = ("project", "user")
@@ -102,8 +102,9 @@ def _load(manifest: Path) -> dict[str, dict[str, str]]:
 def _save(manifest: Path, files: Mapping[str, Mapping[str, str]]) -> None:
     if not files:
         manifest.unlink(missing_ok=True)
+        remove_own_ignore(manifest.parent)
         return
-    manifest.parent.mkdir(parents=True, exist_ok=True)
+    make_ignored_dir(manifest.parent, 0o777)
     write_private(manifest, json.dumps({"files": files}, indent=2, sort_keys=True) + "\n")
 
 

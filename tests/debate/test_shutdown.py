@@ -100,5 +100,5 @@ def test_a_second_ctrl_c_kills_a_cli_that_ignores_sigterm_and_council_exits(tmp_
     assert "interrupted again: killing every CLI now" in stderr
     for pid in pids:
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie", pid
-    record = next((project / ".scratchpad").iterdir())
+    (record,) = (p for p in (project / ".scratchpad").iterdir() if p.is_dir())
     assert json.loads((record / "state.json").read_text())["status"] == "interrupted"

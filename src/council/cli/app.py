@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from council import __version__
+from council import DISTRIBUTION, __version__
 from council.errors import CouncilError, ExitCode
 
 if TYPE_CHECKING:
@@ -184,7 +184,9 @@ def _verbose(ctx: click.Context) -> bool:
 
 
 @click.group(cls=CouncilGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="council", message="%(prog)s %(version)s")
+@click.version_option(
+    __version__, "--version", prog_name="council", message=f"%(prog)s ({DISTRIBUTION}) %(version)s"
+)
 @click.option(
     "--config",
     "config_path",

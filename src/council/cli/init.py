@@ -36,7 +36,7 @@ def init(state: CliState, force: bool, timeout_s: float) -> ExitCode:
     # (or a broken council.yaml being replaced) says.
     report = anyio.run(run_doctor, Config(), timeout_s)
     found = [
-        FoundCli(row.adapter, row.tool.command[0], row.tool.version)
+        FoundCli(row.adapter, row.tool.version)
         for row in report.rows
         if row.tool is not None and row.adapter.display_name in report.usable_vendor_clis
     ]

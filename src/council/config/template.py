@@ -1,9 +1,10 @@
 """The commented council.yaml that `council init` writes: every key at its default.
 
-Its first line points editors with a YAML language server at the shipped schema, so they check
-and complete keys. It is a `file://` URI of the schema inside the installed package: council
-publishes no schema URL, and the installed file always matches the installed council (after
-moving or upgrading the environment, `council init --force` writes the new path).
+The file is meant to be committed and shared, so it holds nothing of this machine's but the
+CLIs found and the seats picked. Its first line points editors with a YAML language server at
+the schema by the URL of the installed version's copy in council's repository (the same file
+as `council schema config`); a path into one machine's environment would break every other
+checkout.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from council import __version__
 from council.adapters.base import Adapter
 from council.config.model import DebateSettings
-from council.config.validation import SCHEMA_FILE
 
 COMMENT_COLUMN = 30
 
@@ -25,12 +26,17 @@ class FoundCli:
     """A CLI `council doctor` found usable here."""
 
     adapter: Adapter
-    path: str
     version: str | None
 
 
-def schema_uri() -> str:
-    return SCHEMA_FILE.resolve().as_uri()
+# Where the source of a release is read: the tag `v<version>` of council's repository
+# (pyproject.toml's Repository URL, checked equal by a test).
+RAW_SOURCE = "https://raw.githubusercontent.com/council-debate/council"
+
+
+def schema_url() -> str:
+    """The config schema of this version, as released."""
+    return f"{RAW_SOURCE}/v{__version__}/src/council/schema/config.schema.json"
 
 
 def render_template(
@@ -40,7 +46,7 @@ def render_template(
     debate = asdict(DebateSettings())
     words = debate.pop("words")
     lines = [
-        f"# yaml-language-server: $schema={schema_uri()}",
+        f"# yaml-language-server: $schema={schema_url()}",
         "# Written by `council init` for the CLIs found here; every key at its default.",
         "# Precedence: flag > preset > this file > user file > built-in default. Every key",
         "# here beats the user file (~/.config/council/config.yaml): delete it, or set it to",
@@ -89,7 +95,8 @@ def render_template(
 
 def _cli_lines(cli: FoundCli) -> list[str]:
     adapter = type(cli.adapter)
-    found = f"found: {cli.path}" + (f" ({cli.version})" if cli.version else "")
+    # Not its path: that is this machine's, and the file is shared.
+    found = "found here" + (f" ({cli.version})" if cli.version else "")
     if adapter.soft_timeout_high_s != adapter.soft_timeout_s:
         high = "|".join(e for e in _ORDERED_EFFORTS if e in adapter.high_efforts)
         timeouts = f"{adapter.soft_timeout_s:g} s, {adapter.soft_timeout_high_s:g} s at {high}"

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from council.atomicio import append_private, write_json, write_private
+from council.atomicio import append_private, make_ignored_dir, write_json, write_private
 from council.errors import RecordWriteError, UsageError
 
 
@@ -76,7 +76,7 @@ class Record:
                 "give another with --scratchpad"
             )
         try:
-            scratchpad.mkdir(parents=True, exist_ok=True, mode=0o700)
+            make_ignored_dir(scratchpad)
         except OSError as exc:
             raise UsageError(
                 f"cannot make the records directory {scratchpad}: {exc.strerror}; "
