@@ -205,7 +205,7 @@ def test_ctrl_c_during_the_seats_call_ends_the_run_resumable_and_resume_complete
     assert stdout.split() == ["130", "interrupted"]
     for proc in spawned:  # the CLI it was running, and anything of council's
         assert not psutil.pid_exists(proc.pid) or proc.status() == psutil.STATUS_ZOMBIE, proc
-    (record,) = (project / ".scratchpad").iterdir()
+    (record,) = (p for p in (project / ".scratchpad").iterdir() if p.is_dir())
     state = json.loads((record / "state.json").read_text())
     assert state["status"] == "interrupted" and state["exit_code"] == 130
     assert f"resume with: council resume {record.name}" in state["error"]
