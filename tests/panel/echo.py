@@ -89,6 +89,7 @@ class EchoLead:
         self.journal = Journal(record, state, progress, bus)
         self.roster = Roster(
             (plan.seat,),
+            plan,
             context,
             config,
             bus,
@@ -96,11 +97,7 @@ class EchoLead:
             tuning,
             rooms,
             guard,
-            ready_timeout_s=plan.ready_timeout_s,
-            hard_timeout_factor=plan.hard_timeout_factor,
             first_template="review",
-            max_warm_seats=plan.max_warm_seats,
-            lean=plan.lean,
         )
         fences = Fences.from_json(state.fences)
         files = files_block(context, fences, numbered=True)
@@ -111,9 +108,7 @@ class EchoLead:
 async def run_echo(lead: EchoLead) -> None:
     """SETUP, one ask of the one seat, and its reply kept."""
     journal, dispatch, roster, state = lead.journal, lead.dispatch, lead.roster, lead.state
-    await journal.enter("SETUP", 0)
-    async with roster.sitting(absorb=dispatch.absorb) as background:
-        dispatch.background = background
+    async with dispatch.seated():
         await journal.enter(PHASE, 1)
         asked = [
             await dispatch.ask(sitting, PHASE, 1, "review", 200, whole=True)

@@ -24,8 +24,6 @@ Choices where the spec is silent (also in the README):
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from council.adapters import adapter_for
@@ -55,7 +53,7 @@ from council.words import first_words
 async def run_debate(lead: Lead) -> None:
     """PARSE + CONTEXT are done before the record exists (bad input leaves no record)."""
     round_no = 1
-    async with lead.seated():  # SETUP + READY; SHUTDOWN on the way out, whatever happens
+    async with lead.dispatch.seated():  # SETUP + READY; SHUTDOWN on the way out, whatever happens
         try:
             await lead.proposal(round_no=1)  # PROPOSAL
             round_no = 2
@@ -128,13 +126,6 @@ class Lead:
     def labels(self) -> dict[str, str]:
         """How prompts name each seat: by role and letter, never by CLI, vendor or model."""
         return self.state.labels or self.plan.labels()
-
-    @asynccontextmanager
-    async def seated(self) -> AsyncIterator[None]:
-        await self.journal.enter("SETUP", 0)
-        async with self.roster.sitting(absorb=self.dispatch.absorb) as background:
-            self.dispatch.background = background
-            yield
 
     def position(self) -> Contribution | None:
         """The advocate's latest answer: what the challengers debate."""

@@ -45,6 +45,7 @@ class DebateRoster(Roster):
     ) -> None:
         super().__init__(
             plan.seats,
+            plan,
             context,
             config,
             bus,
@@ -52,11 +53,7 @@ class DebateRoster(Roster):
             tuning,
             rooms,
             guard,
-            ready_timeout_s=plan.ready_timeout_s,
-            hard_timeout_factor=plan.hard_timeout_factor,
             first_template="proposal",
-            max_warm_seats=plan.max_warm_seats,
-            lean=plan.lean,
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None

@@ -17,7 +17,8 @@ phase closes first, the seat sits it out, stored as `skipped` with the reason `b
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -61,6 +62,15 @@ class Dispatch:
         self.unready: dict[str, Unready] = {}  # seat name -> its order, sent once READY
         roster.on_ready = self._ready
         self._warmed = False
+
+    @asynccontextmanager
+    async def seated(self) -> AsyncIterator[None]:
+        """SETUP: the seats start and report READY while the protocol runs (each is asked
+        once READY); SHUTDOWN on the way out, whatever happens."""
+        await self.journal.enter("SETUP", 0)
+        async with self.roster.sitting(absorb=self.absorb) as background:
+            self.background = background
+            yield
 
     def take_unseen_late(self) -> list[Contribution]:
         late, self.unseen_late = self.unseen_late, []

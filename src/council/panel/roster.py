@@ -34,6 +34,7 @@ from council.panel.journal import Journal
 from council.panel.messages import LEAD, ReadyReport
 from council.panel.seat import SeatPlan
 from council.panel.seats import SeatWorker
+from council.panel.setup import RunSetup
 from council.prompts import render, warm_up
 from council.runner.resolve import PROBE_TIMEOUT_S, ToolCache
 
@@ -42,6 +43,7 @@ class Roster:
     def __init__(
         self,
         seats: tuple[SeatPlan, ...],
+        setup: RunSetup,
         context: RunContext,
         config: Config,
         bus: Bus,
@@ -50,16 +52,13 @@ class Roster:
         rooms: RoomDir,
         guard: ProjectGuard | None = None,
         *,
-        ready_timeout_s: float = 60.0,
-        hard_timeout_factor: float = 1.5,
         first_template: str | None = None,
-        max_warm_seats: int = 0,
-        lean: bool = True,
     ) -> None:
-        """`max_warm_seats`: how many seats may keep their CLI running as a warm worker (in
-        seat order; the rest spawn per call)."""
+        """`seats` as the run's plan (`setup`) sets them: its READY timeout, hard limits,
+        warm workers (`max_warm_seats`, in seat order; the rest spawn per call) and lean
+        calls."""
         self._planned = seats
-        self.lean = lean  # False: --no-lean (docs/lean.md)
+        self.lean = setup.lean  # False: --no-lean (docs/lean.md)
         self.rooms = rooms  # outside the project, this run's only
         self.guard = guard  # checks the user's project around each call
         self.context = context
@@ -67,12 +66,12 @@ class Roster:
         self.bus = bus
         self.journal = journal
         self.tuning = tuning
-        self.ready_timeout_s = ready_timeout_s
-        self.hard_timeout_factor = hard_timeout_factor
+        self.ready_timeout_s = setup.ready_timeout_s
+        self.hard_timeout_factor = setup.hard_timeout_factor
         self.first_template = first_template  # compiled while the seats start
         # A probe may take the seat's whole READY window (gemini's `--version` takes 1.5 s on a
         # quiet machine and ~9 s on a loaded one): off the critical path, slow is not broken.
-        self.tools = ToolCache(timeout_s=max(PROBE_TIMEOUT_S, ready_timeout_s))
+        self.tools = ToolCache(timeout_s=max(PROBE_TIMEOUT_S, setup.ready_timeout_s))
         self.ready: dict[str, ReadyReport] = {}
         # Told of each seat that becomes READY (the dispatch sends what waited for it).
         self.on_ready: Callable[[SeatPlan], Awaitable[None]] | None = None
@@ -82,7 +81,7 @@ class Roster:
         self._stopped_by: str | None = None  # what ended the run beside the seats, if anything
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._tg: TaskGroup | None = None
-        self.max_warm_seats = max_warm_seats
+        self.max_warm_seats = setup.max_warm_seats
         self._warm_seats: set[str] = set()
         self._warned_broken: set[str] = set()  # CLIs already warned of as known broken
 

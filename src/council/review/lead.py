@@ -18,8 +18,7 @@ they have, though nobody cross-checked them.
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from council.config import Config
@@ -60,7 +59,7 @@ ROUND_OF = {REVIEW: 1, CROSS_CHECK: 2}
 
 async def run_review(lead: ReviewLead) -> None:
     """PARSE + CONTEXT are done before the record exists (bad input leaves no record)."""
-    async with lead.seated():  # SETUP + READY; SHUTDOWN on the way out, whatever happens
+    async with lead.dispatch.seated():  # SETUP + READY; SHUTDOWN on the way out, whatever happens
         await lead.blind_review()  # REVIEW: blind, in parallel
         await lead.cross_check()  # CROSS_CHECK: anonymised, shuffled, in parallel
         await lead.dispatch.wait_for_stragglers()
@@ -89,6 +88,7 @@ class ReviewLead:
         self.journal = Journal(record, state, progress, bus)
         self.roster = Roster(
             plan.reviewers,
+            plan,
             context,
             config,
             bus,
@@ -96,11 +96,7 @@ class ReviewLead:
             tuning or Tuning(),
             rooms,
             guard,
-            ready_timeout_s=plan.ready_timeout_s,
-            hard_timeout_factor=plan.hard_timeout_factor,
             first_template="review",
-            max_warm_seats=plan.max_warm_seats,
-            lean=plan.lean,
         )
         self.fences = Fences.from_json(state.fences)
         state.fences = self.fences.to_json()
@@ -122,13 +118,6 @@ class ReviewLead:
             "files": self.files,
             "fences": self.fences,
         }
-
-    @asynccontextmanager
-    async def seated(self) -> AsyncIterator[None]:
-        await self.journal.enter("SETUP", 0)
-        async with self.roster.sitting(absorb=self.dispatch.absorb) as background:
-            self.dispatch.background = background
-            yield
 
     async def blind_review(self) -> None:
         await self.journal.enter(REVIEW, 1)
