@@ -1,7 +1,8 @@
 """What the `debate` and `debate_result` tools return once a run has ended: the DECISION
 Markdown without the debate record (the host reads the whole transcript in the record if it
 needs it; a tool result that long would crowd the host model's context), every seat's status,
-the run's status and exit code, and the record's path. Mirrors `council wait`."""
+the run's status and exit code, and the record's path. Mirrors `council wait`. A review's is
+`council.mcp.findings`; both read an ended run with `ended_run`."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from typing import Any
 
 from council.debate.protocol import DEBATE
 from council.debate.result import render_markdown
-from council.panel.run import load_result
+from council.panel.run import ENDED, RunProtocol, load_result
 from council.runs.record import Record
-from council.runs.store import read_state, settled_state, summarize
+from council.runs.store import RunSummary, read_state, settled_state, summarize
 
 RECORD_HEADING = "\n## Debate record"
 SEAT_OK = ("ok", "ready")  # a seat's status in the result: anything else is a failure
@@ -31,7 +32,7 @@ class Outcome:
 
     @property
     def reached_decision(self) -> bool:
-        return self.status in ("completed", "degraded")
+        return self.status in ENDED
 
     def text(self) -> str:
         seats = " · ".join(
@@ -72,13 +73,18 @@ class Outcome:
         }
 
 
-def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
-    """The outcome of a run that has ended (the caller checks that it has)."""
+def ended_run(
+    protocol: RunProtocol, record: Record
+) -> tuple[dict[str, Any], RunSummary, dict[str, Any]]:
+    """The state, summary and result of a run that has ended (the caller checks that it has),
+    a run whose process died read as interrupted."""
     state = settled_state(record, read_state(record))
-    summary = summarize(record, state)
-    error = state.get("error")
-    code = int(state.get("exit_code") or 0)
-    result = load_result(DEBATE, record, state)
+    return state, summarize(record, state), load_result(protocol, record, state)
+
+
+def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
+    """The outcome of a debate that has ended."""
+    state, summary, result = ended_run(DEBATE, record)
     seats = tuple(
         {"name": s["name"], "role": s["role"], "cli": s["cli"], "status": s["status"]}
         for s in result["seats"]
@@ -87,9 +93,9 @@ def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
     return Outcome(
         id=record.id,
         status=summary.status,
-        exit_code=code,
+        exit_code=int(state.get("exit_code") or 0),
         record=record.display(cwd),
-        error=error,
-        decision=markdown if summary.status in ("completed", "degraded") else "",
+        error=state.get("error"),
+        decision=markdown if summary.status in ENDED else "",
         seats=seats,
     )
