@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from council.mcp.outcome import ended_run
+from council.mcp.outcome import Ended, ended_run, seats_text
 from council.panel.run import ENDED
 from council.review.markdown import gate_text, render_markdown
 from council.review.protocol import REVIEW
@@ -17,66 +17,33 @@ from council.runs.record import Record
 
 
 @dataclass(frozen=True)
-class Review:
-    id: str
-    status: str  # completed | degraded | failed | interrupted
-    exit_code: int
-    record: str  # as a user would type it: relative to the project when inside it
-    error: str | None
+class Review(Ended):
     markdown: str  # review.md's text; "" without findings
     findings: tuple[dict[str, Any], ...]
     counts: dict[str, int]
     gate: dict[str, Any]  # fail_on, blocking, passed
     reviewers: tuple[dict[str, str], ...]
 
-    @property
-    def reviewed(self) -> bool:
-        return self.status in ENDED
-
     def text(self) -> str:
-        reviewers = " · ".join(
-            f"{r['name']} ({r['cli']}) "
-            + ("ok" if r["status"] == "ok" else f"FAILED: {r['status']}")
-            for r in self.reviewers
-        )
-        footer = [
-            f"Reviewers: {reviewers}",
-            f"Gate: {self.verdict()}",
-            f"Status: {self.status} · exit code {self.exit_code}",
-            f"Record: {self.record} (review.md, review.sarif, result.json)",
-        ]
-        if self.error:
-            footer.insert(0, f"council: {self.error}")
-        if self.reviewed:
-            return self.markdown.rstrip() + "\n\n---\n" + "\n".join(footer) + "\n"
-        return self.note() + "\n\n" + "\n".join(footer) + "\n"
+        above = [f"Reviewers: {seats_text(self.reviewers, ('ok',))}", f"Gate: {self.verdict()}"]
+        files = "review.md, review.sarif, result.json"
+        return self.framed(self.markdown, self.note(), above, files)
 
     def verdict(self) -> str:
-        if not self.reviewed:
-            return "none (the review reached no findings)"
-        return gate_text(self.gate)
+        return gate_text(self.gate) if self.reached else "none (the review reached no findings)"
 
     def note(self) -> str:
-        """What the host's model is to tell the user of a review that reached no findings."""
-        ended = "was interrupted" if self.status == "interrupted" else self.status
-        return (
-            f"No findings: the review {ended}. Report this to the user as it is; do not "
-            f"review the code in council's place. It can go on with: council resume {self.id}"
-        )
+        return self.missing("findings", "review the code")
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "status": self.status,
-            "exit_code": self.exit_code,
-            "record": self.record,
-            "error": self.error,
-            "reviewed": self.reviewed,
-            "findings_markdown": self.markdown if self.reviewed else "",
+            **self.facts(),
+            "reviewed": self.reached,
+            "findings_markdown": self.markdown if self.reached else "",
             "findings": [dict(f) for f in self.findings],
             "counts": dict(self.counts),
             "gate": dict(self.gate),
-            "note": None if self.reviewed else self.note(),
+            "note": None if self.reached else self.note(),
             "reviewers": [dict(r) for r in self.reviewers],
         }
 

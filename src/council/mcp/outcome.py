@@ -21,54 +21,76 @@ SEAT_OK = ("ok", "ready")  # a seat's status in the result: anything else is a f
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Ended:
+    """What every protocol's result tool tells of a run that has ended."""
+
     id: str
     status: str  # completed | degraded | failed | interrupted
     exit_code: int
     record: str  # as a user would type it: relative to the project when inside it
     error: str | None
-    decision: str  # the DECISION Markdown (or the caller's decision prompt); "" without one
-    seats: tuple[dict[str, str], ...]
 
     @property
-    def reached_decision(self) -> bool:
+    def reached(self) -> bool:
+        """The run reached its result (a DECISION, the findings)."""
         return self.status in ENDED
 
-    def text(self) -> str:
-        seats = " · ".join(
-            f"{s['name']} ({s['cli']}) "
-            + ("ok" if s["status"] in SEAT_OK else f"FAILED: {s['status']}")
-            for s in self.seats
-        )
+    def framed(self, result: str, note: str, above: list[str], files: str) -> str:
+        """The text: the result (or, without one, the `note`), then a footer of the lines
+        `above` the run's status and record."""
         footer = [
-            f"Seats: {seats}",
+            *([f"council: {self.error}"] if self.error else []),
+            *above,
             f"Status: {self.status} · exit code {self.exit_code}",
-            f"Record: {self.record} (transcript.jsonl, decision.md, result.json)",
+            f"Record: {self.record} ({files})",
         ]
-        if self.error:
-            footer.insert(0, f"council: {self.error}")
-        if self.reached_decision:
-            return self.decision.rstrip() + "\n\n---\n" + "\n".join(footer) + "\n"
-        return self.note() + "\n\n" + "\n".join(footer) + "\n"
+        if self.reached:
+            return result.rstrip() + "\n\n---\n" + "\n".join(footer) + "\n"
+        return note + "\n\n" + "\n".join(footer) + "\n"
 
-    def note(self) -> str:
-        """What the host's model is to tell the user of a run that reached no DECISION."""
+    def missing(self, what: str, instead: str) -> str:
+        """What the host's model is to tell the user of a run that reached no `what`."""
         ended = "was interrupted" if self.status == "interrupted" else self.status
         return (
-            f"No DECISION: the run {ended}. Report this to the user as it is; do not answer "
-            f"the question in council's place. It can go on with: council resume {self.id}"
+            f"No {what}: the run {ended}. Report this to the user as it is; do not {instead} "
+            f"in council's place. It can go on with: council resume {self.id}"
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def facts(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "status": self.status,
             "exit_code": self.exit_code,
             "record": self.record,
             "error": self.error,
-            "decision_reached": self.reached_decision,
-            "decision_markdown": self.decision if self.reached_decision else "",
-            "note": None if self.reached_decision else self.note(),
+        }
+
+
+def seats_text(seats: tuple[dict[str, str], ...], ok: tuple[str, ...] = SEAT_OK) -> str:
+    return " · ".join(
+        f"{s['name']} ({s['cli']}) " + ("ok" if s["status"] in ok else f"FAILED: {s['status']}")
+        for s in seats
+    )
+
+
+@dataclass(frozen=True)
+class Outcome(Ended):
+    decision: str  # the DECISION Markdown (or the caller's decision prompt); "" without one
+    seats: tuple[dict[str, str], ...]
+
+    def text(self) -> str:
+        files = "transcript.jsonl, decision.md, result.json"
+        return self.framed(self.decision, self.note(), [f"Seats: {seats_text(self.seats)}"], files)
+
+    def note(self) -> str:
+        return self.missing("DECISION", "answer the question")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.facts(),
+            "decision_reached": self.reached,
+            "decision_markdown": self.decision if self.reached else "",
+            "note": None if self.reached else self.note(),
             "seats": [dict(s) for s in self.seats],
         }
 

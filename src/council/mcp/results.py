@@ -27,12 +27,12 @@ def result_of(kind: str, record: Record) -> CallToolResult:
 
 def debate_reply(record: Record) -> CallToolResult:
     outcome = outcome_of(record)
-    return reply(outcome.text(), outcome.to_json(), error=not outcome.reached_decision)
+    return reply(outcome.text(), outcome.to_json(), error=not outcome.reached)
 
 
 def review_reply(record: Record) -> CallToolResult:
     review = review_of(record)
-    return reply(review.text(), review.to_json(), error=not review.reviewed)
+    return reply(review.text(), review.to_json(), error=not review.reached)
 
 
 # What an ended run's result tool returns, by the tools' protocol (`debate_result`, ...).
