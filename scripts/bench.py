@@ -309,6 +309,45 @@ def startup(argv: list[str], runs: int = 10, cwd: Path | None = None) -> float:
     return statistics.median(times)
 
 
+def mcp_ready(runs: int = 10, cwd: Path | None = None) -> float | None:
+    """Spawn of `council mcp` to its answer to `initialize`, as an IDE host waits for it
+    (median); None without the MCP SDK."""
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        return None
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "0"},
+        },
+    }
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        server = subprocess.Popen(
+            [*COUNCIL, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=cwd,
+        )
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(json.dumps(hello).encode() + b"\n")
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+        times.append(time.perf_counter() - started)
+        assert answer.get("id") == 1 and "result" in answer, answer
+        server.stdin.close()  # the host hangs up: the server ends
+        server.wait(timeout=30)
+        server.stdout.close()
+    return statistics.median(times)
+
+
 # A simulator whose `--version` probe takes PROBE_S (as gemini's takes ~1.5 s): READY late.
 PROBE_S = 1.5
 SLOW_PROBE = """\
@@ -621,6 +660,18 @@ def main() -> int:
             f"{version:.3f} / {help_:.3f} s",
             "< 0.25 s",
             max(version, help_) < 0.25,
+        )
+    )
+    # 4b. An IDE host waits for `council mcp`'s answer to `initialize` before it lists tools.
+    with tempfile.TemporaryDirectory() as tmp:
+        ready = mcp_ready(cwd=Path(tmp))
+    figures["mcp_initialize_s"] = None if ready is None else round(ready, 3)
+    rows.append(
+        (
+            "council mcp: spawn to initialize answered (median of 10)",
+            "not measured: no MCP SDK" if ready is None else f"{ready:.3f} s",
+            "< 0.75 s",
+            None if ready is None else ready < 0.75,
         )
     )
     figures["peak_rss_mib_16_proxies"] = round(peak_16, 1)

@@ -17,6 +17,7 @@ from council.debate.flags import DebateFlags
 from council.mcp.arguments import flag_values
 from council.mcp.server import Settings, build_server
 from council.options import Option, options_of
+from council.review.flags import ReviewFlags
 
 # What only the command line says: how to print, where to run; a review writes its --output.
 FRONT_END_ONLY = {
@@ -57,15 +58,30 @@ def bounds_of_schema(schema: dict[str, Any]) -> dict[str, float]:
     return {k: schema[k] for k in ("minimum", "exclusiveMinimum", "maximum") if k in schema}
 
 
-def tool_declarations() -> list[Option]:
-    return [o for o in options_of(DebateFlags).values() if o.tool]
+# The tools that take a command's flags: the command, and its flags' class.
+FLAG_TOOLS = {
+    "debate": ("debate", DebateFlags),
+    "debate_start": ("debate", DebateFlags),
+    "review": ("review", ReviewFlags),
+    "review_start": ("review", ReviewFlags),
+}
 
 
-@pytest.mark.parametrize("tool", ["debate", "debate_start"])
-@pytest.mark.parametrize("declared", tool_declarations(), ids=lambda o: o.name)
+def tool_declarations(flags: type = DebateFlags) -> list[Option]:
+    return [o for o in options_of(flags).values() if o.tool]
+
+
+@pytest.mark.parametrize(
+    ("tool", "declared"),
+    [
+        pytest.param(tool, declared, id=f"{tool}-{declared.name}")
+        for tool, (_, flags) in FLAG_TOOLS.items()
+        for declared in tool_declarations(flags)
+    ],
+)
 def test_each_tool_parameter_has_the_type_bounds_and_choices_of_its_click_option(tool, declared):
     schema = tool_schemas()[tool]["properties"][declared.name]
-    param = click_options("debate")[declared.name]
+    param = click_options(FLAG_TOOLS[tool][0])[declared.name]
     value = arm(schema)
     assert param.opts == [declared.flag]
     expected_type = {
@@ -107,15 +123,15 @@ def test_the_values_of_pairs_are_bounded_as_the_plan_checks_them():
 
 
 def test_the_tools_take_the_question_and_every_option_offered_to_tools():
-    for tool in ("debate", "debate_start"):
+    for tool, (command, flags) in FLAG_TOOLS.items():
         schema = tool_schemas()[tool]
-        assert list(schema["properties"]) == ["question", *(o.name for o in tool_declarations())]
+        required = ["question"] if command == "debate" else []  # a review's subject: its flags
+        offered = [o.name for o in tool_declarations(flags)]
+        assert list(schema["properties"]) == [*required, *offered], tool
         assert schema["additionalProperties"] is False
 
 
 def test_every_option_of_debate_and_review_is_declared_or_the_front_ends_own():
-    from council.review.flags import ReviewFlags
-
     for command, flags in (("debate", DebateFlags), ("review", ReviewFlags)):
         own = set(click_options(command)) - FRONT_END_ONLY[command]
         assert own == set(options_of(flags)), command

@@ -1,8 +1,10 @@
-"""The `council mcp` command itself: what it says without the optional SDK, and that the rest
-of council never loads the SDK (`council --version` stays fast)."""
+"""The `council mcp` command itself: what it says without the optional SDK, that the rest
+of council never loads the SDK (`council --version` stays fast), and that the server loads
+council's library only for a tool call (`initialize` waits for the SDK alone)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -43,3 +45,21 @@ def test_the_cli_never_loads_the_sdk_unless_it_serves(argv):
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_server_answers_initialize_before_loading_councils_library():
+    """`initialize` waits only for the SDK: the server, its tools built, has loaded the flags
+    its schemas come from, not the config, the protocols or the runs a tool call needs."""
+    probe = (
+        "import json, sys\n"
+        "from council.mcp.server import Settings, build_server\n"
+        "build_server(Settings())\n"
+        "print(json.dumps([m for m in sys.modules if m.startswith('council.')]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(json.loads(done.stdout.splitlines()[-1]))
+    assert {"council.debate.flags", "council.review.flags"} <= loaded
+    later = {"council.config", "council.protocols", "council.panel.run", "council.runs.store"}
+    assert loaded & later == set()

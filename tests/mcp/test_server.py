@@ -8,18 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.types import CallToolResult
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from served import LIMIT_S, call, serving, text, until_ended
 
 from council.runs.record import Record
 from council.runs.store import cancel_run, summarize
@@ -27,54 +22,19 @@ from project import QUESTION, Project
 
 SLOW = {"COUNCIL_SIM_DELAY": "0.3"}  # seconds per simulated call: several phases to report
 HUNG = {"COUNCIL_SIM_HANG": "1", "COUNCIL_SIM_PHASES": "PROPOSAL"}  # runs until cancelled
-TOOLS = {"debate", "debate_start", "debate_status", "debate_result", "debate_cancel", "doctor"}
-LIMIT_S = 60  # a bound on a test's waits, never an assertion about speed
+TOOLS = {
+    *(
+        f"{kind}{tool}"
+        for kind in ("debate", "review")
+        for tool in ("", "_start", "_status", "_result", "_cancel")
+    ),
+    "doctor",
+}
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
-
-
-@asynccontextmanager
-async def serving(project: Project, *global_args: str, **env: str) -> AsyncIterator[ClientSession]:
-    """A session with `council mcp` started as a host starts it, in the project."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "council", *global_args, "mcp"],
-        env=project.env(**env),
-        cwd=project.root,
-    )
-    with (project.root.parent / "server.err").open("a") as errlog:
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            yield session
-
-
-def text(result: CallToolResult) -> str:
-    (content,) = result.content
-    return content.text
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
-    """A tool call that must succeed: its structured content."""
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, text(result)
-    return result.structured_content
-
-
-async def until_ended(session: ClientSession, run_id: str) -> list[dict[str, Any]]:
-    """`debate_status` until the run has ended: every status seen."""
-    seen = []
-    with anyio.fail_after(LIMIT_S):
-        while True:
-            seen.append(await call(session, "debate_status", id=run_id))
-            if not seen[-1]["running"]:
-                return seen
-            await anyio.sleep(0.1)
 
 
 def log_lines(project: Project) -> list[str]:

@@ -19,8 +19,9 @@ INSTALL = f"{sys.executable} -m pip install 'mcp>=2'"
 def mcp(state: CliState) -> ExitCode:
     """Serve council to an MCP host (Claude Code, Codex, Gemini CLI, ...) over stdio.
 
-    Tools: debate, debate_start, debate_status, debate_result, debate_cancel, doctor. The
-    host starts it in the project; stdout carries only the protocol. Needs the MCP SDK (the
+    Tools: debate, debate_start, debate_status, debate_result, debate_cancel; review,
+    review_start, review_status, review_result, review_cancel; doctor. The host starts it
+    in the project; stdout carries only the protocol. Needs the MCP SDK (the
     `mcp` extra: pip install -e '.[mcp]' in council's checkout).
 
     Example: claude mcp add council -- council mcp

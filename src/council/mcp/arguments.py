@@ -1,10 +1,13 @@
-"""The tools' arguments: the `debate` flags as typed, validated parameters, generated from
-their one declaration (`council.options`, the fields of `DebateFlags`).
+"""The tools' arguments: the `debate` and `review` flags as typed, validated parameters,
+generated from their one declaration (`council.options`, the fields of `DebateFlags` and
+`ReviewFlags`).
 
-`takes_debate_arguments` gives both `debate` and `debate_start` the parameters of every option
-`DebateFlags` offers to tools (its `Field` constraints from the declared bounds and choices),
-so the two tools cannot drift apart, nor from `council debate`'s options, and the SDK rejects a
-bad argument (rounds 9, an unknown effort) before a tool runs. `refusing_unknown_arguments`
+`takes_flag_arguments` gives a tool the parameters of every option its flags offer to tools
+(their `Field` constraints from the declared bounds and choices): `debate` and `debate_start`
+those of `DebateFlags` and the question (`takes_debate_arguments`), `review` and
+`review_start` those of `ReviewFlags`. So two tools cannot drift apart, nor from their
+command's options, and the SDK rejects a bad argument (rounds 9, an unknown effort) before a
+tool runs. `refusing_unknown_arguments`
 makes every tool refuse an argument it does not take (the SDK would drop it unseen). What a
 schema cannot say (an unknown preset, a missing file) is council's own check in `resolve_plan`
 and `gather_context`, which reports it as the CLI would."""

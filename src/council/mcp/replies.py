@@ -30,6 +30,37 @@ class RunOutcome(BaseModel):
     seats: list[Seat]
 
 
+class Gate(BaseModel):
+    fail_on: str | None  # the severity that blocks; None: no gate
+    blocking: list[str]  # the ids of the findings that block
+    passed: bool
+
+
+class Reviewer(BaseModel):
+    name: str
+    cli: str
+    status: str  # ok, failed, dropped (pending while it runs)
+    review: str  # ok | failed | pending | skipped
+    cross_check: str  # ok | failed | pending | skipped
+
+
+class ReviewOutcome(BaseModel):
+    id: str
+    status: str  # completed | degraded | failed | interrupted
+    exit_code: int  # 6: the gate failed
+    record: str
+    error: str | None
+    reviewed: bool  # the review reached its findings (completed or degraded)
+    # The findings as review.md gives them: in the structured content too, as a debate's
+    # DECISION is, for the hosts that hand their model only that.
+    findings_markdown: str  # "" when the review reached no findings
+    findings: list[dict[str, Any]]  # as result.json has them (schema council.review/v1)
+    counts: dict[str, int]  # findings by severity, those out of scope aside
+    gate: Gate
+    note: str | None  # what to tell the user when the review reached no findings
+    reviewers: list[Reviewer]
+
+
 class Started(BaseModel):
     id: str
     record: str

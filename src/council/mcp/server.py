@@ -1,10 +1,14 @@
 """The MCP server: council's tools over stdio (docs/spec/commands.md "council mcp").
 
-Every debate runs detached, as `council debate --detach` runs it: a process of its own in a
-new session, its record in `.scratchpad/`. So a run outlives a host that hangs up or restarts
-the server, and any tool (or `council wait` in a terminal) can follow it from its record.
-The blocking `debate` tool starts one and follows it; the host cancelling that call cancels
-the run (it stays resumable).
+Every run, a debate or a review, runs detached, as `council debate --detach` runs it: a
+process of its own in a new session, its record in `.scratchpad/`. So a run outlives a host
+that hangs up or restarts the server, and any tool (or `council wait` in a terminal) can
+follow it from its record. The blocking `debate` and `review` tools start one and follow it;
+the host cancelling that call cancels the run (it stays resumable). Status and cancel take
+any run's id; a result tool only its own protocol's (its output schema is that one's).
+
+The SDK's import is most of the time to `initialize`: council's own library (config,
+protocols, runs) is imported by the tool call that needs it.
 
 stdout is the protocol: the SDK serves it from a private copy of fd 1 and points fd 1 at
 stderr, and council's own progress goes to stderr and the record's `progress.log`.
@@ -21,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -30,7 +34,6 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 
 from council import __version__
-from council.config import Config, load_config
 from council.debate.flags import DebateFlags
 from council.errors import CouncilError, UsageError
 from council.mcp.arguments import (
@@ -40,12 +43,22 @@ from council.mcp.arguments import (
     Since,
     refusing_unknown_arguments,
     takes_debate_arguments,
+    takes_flag_arguments,
 )
-from council.mcp.follow import follow
-from council.mcp.outcome import outcome_of
-from council.mcp.replies import Cancelled, RunOutcome, RunStatus, SeatCounts, Started, reply
-from council.progress import Progress
-from council.runs.record import Record
+from council.mcp.replies import (
+    Cancelled,
+    ReviewOutcome,
+    RunOutcome,
+    RunStatus,
+    SeatCounts,
+    Started,
+    reply,
+)
+from council.review.flags import ReviewFlags
+
+if TYPE_CHECKING:  # what a tool call needs is imported by the call: `initialize` comes first
+    from council.config import Config
+    from council.runs.record import Record
 
 CANCEL_WAIT_S = 20.0  # as `council cancel`
 T = TypeVar("T")
@@ -54,11 +67,17 @@ FAITHFUL = (
     " A failed seat is reported as failed: never stand in for a failed seat, and never answer "
     "the question yourself instead of council; tell the user what council returned."
 )
+FAITHFUL_REVIEW = (
+    " A failed reviewer is reported as failed: never stand in for it, and never pass findings "
+    "of your own off as council's; tell the user what council returned."
+)
 INSTRUCTIONS = (
     "council runs a structured debate between AI coding CLIs (claude, codex, gemini, ...) on a "
-    "question about this project and returns one DECISION. `debate` runs one to its end; "
-    "`debate_start` + `debate_status` + `debate_result` do the same a step at a time. Every "
-    "run keeps its record in .scratchpad/debate-<id>/." + FAITHFUL
+    "question about this project and returns one DECISION, or a cross-vendor code review that "
+    "returns findings checked by the other reviewers and a gate's verdict. `debate` and "
+    "`review` run one to its end; `debate_start`/`review_start` + `debate_status` + "
+    "`debate_result`/`review_result` do the same a step at a time (status and cancel take "
+    "any run's id). Every run keeps its record in .scratchpad/<id>/." + FAITHFUL
 )
 
 
@@ -73,13 +92,13 @@ class Settings:
 
 
 class Council:
-    """The tools and what they share: the settings, and how far `debate_status` has told
-    each run's progress lines."""
+    """The tools and what they share: the settings, and how far a status tool has told each
+    run's progress lines."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.cursors: dict[str, int] = {}
-        self.cursors_lock = threading.Lock()  # two debate_status calls may run side by side
+        self.cursors_lock = threading.Lock()  # two status calls may run side by side
 
     # -- council's library, in a worker thread, its errors as tool errors --------------------
 
@@ -94,6 +113,8 @@ class Council:
     def config(self) -> Config:
         # Per call, as each CLI command loads it: an edit to council.yaml applies to the next
         # tool call, and a broken file is that call's error, not a server that fails to start.
+        from council.config import load_config
+
         return load_config(self.settings.config_path)
 
     def find(self, run_id: str, scratchpad: str | None) -> Record:
@@ -102,15 +123,16 @@ class Council:
         pad = scratchpad or self.config().scratchpad
         return find_run(Path(pad).expanduser().absolute(), run_id)
 
-    def start(self, flags: DebateFlags) -> Record:
-        from council.debate.protocol import DEBATE
+    def start(self, kind: str, flags: DebateFlags | ReviewFlags) -> Record:
         from council.panel.run import detach
+        from council.progress import Progress
+        from council.protocols import PROTOCOLS
 
         progress = Progress(
             sys.stderr, quiet=self.settings.quiet, verbose=self.settings.verbose, live=False
         )
         return detach(
-            DEBATE,
+            PROTOCOLS[kind],
             flags,
             self.config(),
             progress,
@@ -118,20 +140,13 @@ class Council:
             council_args=self.settings.council_args,
         )
 
-    async def ended(self, record: Record) -> CallToolResult:
-        outcome = await self.call(outcome_of, record)
-        return reply(outcome.text(), outcome.to_json(), error=not outcome.reached_decision)
+    async def run(
+        self, kind: str, flags: DebateFlags | ReviewFlags, ctx: Context
+    ) -> CallToolResult:
+        """Start a run, tell the host its progress until it ends, return its result."""
+        from council.mcp.follow import follow
 
-    # -- the tools ------------------------------------------------------------------------
-
-    async def debate(
-        self, flags: DebateFlags, ctx: Context
-    ) -> Annotated[CallToolResult, RunOutcome]:
-        """Run a council debate on a question and return its DECISION (Markdown), the status,
-        the exit code and the record's path. Blocks until the run ends (minutes); sends a
-        progress notification at every phase and at least every 15 s. With lead "caller" the
-        result is the decision prompt: answer it yourself to write the DECISION."""
-        record = await self.call(self.start, flags)
+        record = await self.call(self.start, kind, flags)
         told = 0
 
         async def tell(message: str) -> None:
@@ -148,7 +163,33 @@ class Council:
             raise
         except CouncilError as exc:
             raise ToolError(str(exc)) from None
-        return await self.ended(record)
+        from council.mcp.results import ENDED_REPLIES
+
+        return await self.call(ENDED_REPLIES[kind], record)
+
+    async def started(self, kind: str, flags: DebateFlags | ReviewFlags) -> CallToolResult:
+        record = await self.call(self.start, kind, flags)
+        text = (
+            f"started {record.id} (record {record.display()}); follow it with {kind}_status, "
+            f"then get its result with {kind}_result"
+        )
+        return reply(text, Started(id=record.id, record=record.display()))
+
+    def result(self, kind: str, run_id: str, scratchpad: str | None) -> CallToolResult:
+        from council.mcp.results import result_of
+
+        return result_of(kind, self.find(run_id, scratchpad))
+
+    # -- the tools ------------------------------------------------------------------------
+
+    async def debate(
+        self, flags: DebateFlags, ctx: Context
+    ) -> Annotated[CallToolResult, RunOutcome]:
+        """Run a council debate on a question and return its DECISION (Markdown), the status,
+        the exit code and the record's path. Blocks until the run ends (minutes); sends a
+        progress notification at every phase and at least every 15 s. With lead "caller" the
+        result is the decision prompt: answer it yourself to write the DECISION."""
+        return await self.run("debate", flags, ctx)
 
     async def debate_start(
         self, flags: DebateFlags, ctx: Context
@@ -156,21 +197,45 @@ class Council:
         """Start a council debate in the background and return its id and record at once;
         follow it with debate_status, get its DECISION with debate_result. Same arguments as
         debate."""
-        record = await self.call(self.start, flags)
-        text = (
-            f"started {record.id} (record {record.display()}); follow it with debate_status, "
-            "then get its DECISION with debate_result"
-        )
-        return reply(text, Started(id=record.id, record=record.display()))
+        return await self.started("debate", flags)
+
+    async def review(
+        self, flags: ReviewFlags, ctx: Context
+    ) -> Annotated[CallToolResult, ReviewOutcome]:
+        """Review code (files and/or `git diff REF`) with several AI CLIs: each reviews blind,
+        then checks the others' findings. Returns the findings (Markdown, and as data) with
+        who raised, confirmed and disputed each, the gate's verdict at fail_on (exit code 6
+        when a finding blocks), every reviewer's status and the record's path. Blocks until
+        the review ends (minutes); sends a progress notification at every phase and at least
+        every 15 s."""
+        return await self.run("review", flags, ctx)
+
+    async def review_start(
+        self, flags: ReviewFlags, ctx: Context
+    ) -> Annotated[CallToolResult, Started]:
+        """Start a council review in the background and return its id and record at once;
+        follow it with review_status, get its findings with review_result. Same arguments as
+        review."""
+        return await self.started("review", flags)
 
     async def debate_status(
         self, id: RunId, since: Since = None, scratchpad: Scratchpad = None
     ) -> Annotated[CallToolResult, RunStatus]:
-        """Where a run is: status, phase, seats ok/failed/waiting, elapsed time, and its
-        progress lines since the last debate_status call for it (or after the first `since`)."""
+        """Where a run (a debate or a review) is: status, phase, seats ok/failed/waiting,
+        elapsed time, and its progress lines since the last status call for it (or after the
+        first `since`)."""
+        return await self.call(self._status, id, since, scratchpad)
+
+    async def review_status(
+        self, id: RunId, since: Since = None, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, RunStatus]:
+        """Where a run (a review or a debate) is: status, phase, reviewers ok/failed/waiting,
+        elapsed time, and its progress lines since the last status call for it (or after the
+        first `since`)."""
         return await self.call(self._status, id, since, scratchpad)
 
     def _status(self, run_id: str, since: int | None, scratchpad: str | None) -> CallToolResult:
+        from council.protocols import protocol_of
         from council.runs.store import (
             new_progress_lines,
             read_state,
@@ -180,6 +245,7 @@ class Council:
         )
 
         record = self.find(run_id, scratchpad)
+        kind = protocol_of(record).kind
         state = read_state(record)
         summary = summarize(record, state)  # before the lines: those written before it ended
         counts = seat_counts(record, state)
@@ -190,9 +256,9 @@ class Council:
             self.cursors[record.id] = cursor
         line = status_line(summary, counts)
         then = (
-            "still running: call debate_status again"
+            f"still running: call {kind}_status again"
             if not summary.settled
-            else "ended: call debate_result for its DECISION"
+            else f"ended: call {kind}_result for its result"
         )
         status = RunStatus(
             id=record.id,
@@ -211,19 +277,38 @@ class Council:
     async def debate_result(
         self, id: RunId, scratchpad: Scratchpad = None
     ) -> Annotated[CallToolResult, RunOutcome]:
-        """A run's DECISION (Markdown), status, exit code and record path, as debate returns
-        them; an error while the run still runs."""
-        record = await self.call(self.find, id, scratchpad)
-        await self.call(refuse_running, record)
-        return await self.ended(record)
+        """A debate's DECISION (Markdown), status, exit code and record path, as debate
+        returns them; an error while the run still runs, or for a review's id."""
+        return await self.call(self.result, "debate", id, scratchpad)
+
+    async def review_result(
+        self, id: RunId, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, ReviewOutcome]:
+        """A review's findings (Markdown, and as data), gate verdict, reviewers, status, exit
+        code and record path, as review returns them; an error while the review still runs,
+        or for a debate's id."""
+        return await self.call(self.result, "review", id, scratchpad)
 
     async def debate_cancel(
         self, id: RunId, scratchpad: Scratchpad = None
     ) -> Annotated[CallToolResult, Cancelled]:
-        """Stop a running debate as Ctrl-C would; it stays resumable (council resume ID)."""
+        """Stop a running debate (or any run) as Ctrl-C would; it stays resumable (council
+        resume ID)."""
+        return await self._cancel(id, scratchpad)
+
+    async def review_cancel(
+        self, id: RunId, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, Cancelled]:
+        """Stop a running review (or any run) as Ctrl-C would; it stays resumable (council
+        resume ID)."""
+        return await self._cancel(id, scratchpad)
+
+    async def _cancel(self, run_id: str, scratchpad: str | None) -> CallToolResult:
+        from council.protocols import protocol_of
         from council.runs.store import cancel_run, summarize
 
-        record = await self.call(self.find, id, scratchpad)
+        record = await self.call(self.find, run_id, scratchpad)
+        kind = (await self.call(protocol_of, record)).kind
         pid = await self.call(cancel_run, record, CANCEL_WAIT_S)
         status = (await self.call(summarize, record)).status
         if pid is None:
@@ -231,7 +316,7 @@ class Council:
         else:
             text = (
                 f"{record.id} (process {pid}) is still stopping after {CANCEL_WAIT_S:g}s; "
-                "check with debate_status"
+                f"check with {kind}_status"
             )
         return reply(text, Cancelled(id=record.id, status=status, stopped=pid is None))
 
@@ -243,18 +328,6 @@ class Council:
         config = await self.call(self.config)
         report = report_json(await run_doctor(config, timeout_s))
         return reply(json.dumps(report, indent=2), report)
-
-
-def refuse_running(record: Record) -> None:
-    from council.runs.store import read_state, seat_counts, status_line, summarize
-
-    state = read_state(record)
-    summary = summarize(record, state)
-    if not summary.settled:
-        raise UsageError(
-            f"{record.id} is still running ({status_line(summary, seat_counts(record, state))}); "
-            "follow it with debate_status and ask again once it has ended"
-        )
 
 
 def stop(record: Record) -> None:
@@ -282,14 +355,19 @@ def build_server(settings: Settings) -> MCPServer:
     runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     stops = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-    tools: list[tuple[Callable[..., Any], ToolAnnotations, bool]] = [
-        # (tool, its hints to the host, whether its description carries FAITHFUL)
-        (takes_debate_arguments(council.debate), runs, True),
-        (takes_debate_arguments(council.debate_start), runs, True),
-        (council.debate_status, reads, True),
-        (council.debate_result, reads, True),
-        (council.debate_cancel, stops, False),
-        (council.doctor, reads, False),
+    tools: list[tuple[Callable[..., Any], ToolAnnotations, str]] = [
+        # (tool, its hints to the host, what its description adds about failed seats)
+        (takes_debate_arguments(council.debate), runs, FAITHFUL),
+        (takes_debate_arguments(council.debate_start), runs, FAITHFUL),
+        (council.debate_status, reads, FAITHFUL),
+        (council.debate_result, reads, FAITHFUL),
+        (council.debate_cancel, stops, ""),
+        (takes_flag_arguments(ReviewFlags, council.review), runs, FAITHFUL_REVIEW),
+        (takes_flag_arguments(ReviewFlags, council.review_start), runs, FAITHFUL_REVIEW),
+        (council.review_status, reads, FAITHFUL_REVIEW),
+        (council.review_result, reads, FAITHFUL_REVIEW),
+        (council.review_cancel, stops, ""),
+        (council.doctor, reads, ""),
     ]
     return MCPServer(
         name="council",
@@ -302,8 +380,7 @@ def build_server(settings: Settings) -> MCPServer:
                     tool,
                     name=tool.__name__,
                     # One paragraph: the docstring's line breaks are the source's, not the host's.
-                    description=" ".join((tool.__doc__ or "").split())
-                    + (FAITHFUL if faithful else ""),
+                    description=" ".join((tool.__doc__ or "").split()) + faithful,
                     annotations=hints,
                 )
             )

@@ -33,6 +33,7 @@ class ReviewFlags(RunFlags):
         "What stdout gets: md (default), json (council.review/v1) or sarif (SARIF 2.1.0)",
         default="md",
         choices=FORMATS,
+        tool=False,  # a tool's result is the findings as Markdown and as data, never SARIF
     )
     output: str | None = option(
         "--output",
