@@ -75,9 +75,28 @@ class RecordWriteError(InterruptedRun):
         )
 
 
+class OutOfDescriptors(InterruptedRun):
+    """council itself ran out of file descriptors starting a CLI (`ulimit -n` too low for the
+    seats): not that seat's failure but the run's, which stops where it is, resumable, as a
+    record that cannot be written stops it (exit 130)."""
+
+    def __init__(self, program: str, cause: OSError, run_id: str | None = None) -> None:
+        self.program = program
+        self.cause = cause
+        then = f"council resume {run_id}" if run_id else "council resume"
+        super().__init__(
+            f"cannot start {program}: {cause.strerror or cause}; the run stopped there, its "
+            f"record whole up to that point; {_fix_for(cause)}, then: {then}"
+        )
+
+
+def out_of_descriptors(cause: OSError) -> bool:
+    return cause.errno in (errno.EMFILE, errno.ENFILE)
+
+
 def _fix_for(cause: OSError) -> str:
     """What the user can do about a failed write, by what failed."""
-    if cause.errno in (errno.EMFILE, errno.ENFILE):  # the process's (or system's) descriptors
+    if out_of_descriptors(cause):  # the process's (or system's) descriptors
         return "raise the open-file limit (`ulimit -n`) or seat fewer proxies"
     if cause.errno in (errno.ENOSPC, errno.EDQUOT):
         return "free space"

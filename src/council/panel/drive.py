@@ -28,7 +28,13 @@ import anyio
 from council.context import RunContext
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
-from council.errors import CouncilError, InterruptedRun, RecordWriteError, UsageError
+from council.errors import (
+    CouncilError,
+    InterruptedRun,
+    OutOfDescriptors,
+    RecordWriteError,
+    UsageError,
+)
 from council.progress import Progress
 from council.runner import proctree, reaper
 from council.runs.lock import RecordLock, RecordLocked, holder, is_held
@@ -205,6 +211,9 @@ def run_to_end(
             # record is frozen at its last consistent write, and the run ends resumable.
             record.failure(error.path, error.cause)  # type: ignore[arg-type]
             state.status = "interrupted"
+        elif isinstance(error, OutOfDescriptors):
+            state.status = "interrupted"
+            error = OutOfDescriptors(error.program, error.cause, record.id)
         elif driven.interrupted:
             state.status = "interrupted"
             error = InterruptedRun(f"interrupted; resume with: council resume {record.id}")

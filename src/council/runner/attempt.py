@@ -25,6 +25,7 @@ from pathlib import Path
 
 import anyio
 
+from council.errors import OutOfDescriptors, out_of_descriptors
 from council.runner import reaper
 from council.runner.confine import Confinement, start_confined
 from council.runner.proctree import ProcessTree
@@ -112,6 +113,8 @@ async def _run(
         with anyio.CancelScope(shield=True):
             proc = await anyio.to_thread.run_sync(spawn)
     except OSError as exc:
+        if out_of_descriptors(exc):
+            raise OutOfDescriptors(argv[0], exc) from None
         return AttemptResult(None, spawn_error=f"cannot start {argv[0]}: {exc.strerror or exc}")
 
     tree = ProcessTree(proc.pid, call_id, wall_start)
