@@ -17,7 +17,7 @@ from council.cli.app import (
     output_options,
 )
 from council.cli.options import flag_options
-from council.cli.results import check_output, emit_run
+from council.cli.results import check_output, emit_run, json_option, output_option
 from council.debate.flags import DebateFlags
 from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
@@ -49,16 +49,6 @@ def _read_question(question: str) -> str:
     else:
         text = question
     return checked_question(text)
-
-
-json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print the result JSON, not Markdown."
-)
-output_option = click.option(
-    "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write the result here (.json -> JSON, else Markdown).",
-)
 
 
 @cli.command(context_settings={"ignore_unknown_options": False})

@@ -16,6 +16,16 @@ from council.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from council.panel.run import Run, RunProtocol
 
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print the result JSON, not Markdown."
+)
+output_option = click.option(
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the result here, in the form its suffix names (.json, .md, a review's "
+    ".sarif), else as printed.",
+)
+
 
 def emit(
     protocol: RunProtocol,
