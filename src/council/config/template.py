@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from council import __version__
+from council import REPOSITORY, __version__
 from council.adapters.base import Adapter
 from council.config.model import DebateSettings
 
@@ -31,7 +31,7 @@ class FoundCli:
 
 # Where the source of a release is read: the tag `v<version>` of council's repository
 # (pyproject.toml's Repository URL, checked equal by a test).
-RAW_SOURCE = "https://raw.githubusercontent.com/council-debate/council"
+RAW_SOURCE = REPOSITORY.replace("https://github.com/", "https://raw.githubusercontent.com/", 1)
 
 
 def schema_url() -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from council import docs_url
 from council.options import option, switch
 
 MAX_TIMEOUT_S = 86_400  # a day: anything longer is a typo, and `inf` would never end
@@ -63,6 +64,6 @@ class RunFlags:
     no_lean: bool = switch(
         "--no-lean",
         "Run every CLI with its own tools and system prompt, even when the files are inlined "
-        "whole in the prompt (see docs/lean.md)",
+        f"whole in the prompt (see {docs_url('docs/lean.md')})",
         tool=False,
     )
