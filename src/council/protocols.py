@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from council.debate.protocol import DEBATE
 from council.errors import UsageError
-from council.panel.run import RunProtocol
+from council.panel.protocol import RunProtocol
 from council.review.protocol import REVIEW
 from council.runs.record import Record, kind_of
 

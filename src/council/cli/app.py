@@ -23,7 +23,7 @@ from council.errors import CouncilError, ExitCode
 
 if TYPE_CHECKING:
     from council.config import Config
-    from council.panel.run import RunProtocol
+    from council.panel.protocol import RunProtocol
     from council.progress import Progress
 
 F = TypeVar("F", bound=Callable[..., object])

@@ -14,7 +14,8 @@ import click
 from council.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from council.panel.run import Run, RunProtocol
+    from council.panel.protocol import RunProtocol
+    from council.panel.run import Run
 
 json_option = click.option(
     "--json", "as_json", is_flag=True, help="Print the result JSON, not Markdown."
@@ -36,7 +37,7 @@ def emit(
     form: str,
     output: Path | None = None,
 ) -> ExitCode:
-    from council.panel.run import ENDED, rendered
+    from council.panel.protocol import ENDED, rendered
 
     reached = result["status"] in ENDED
     if form == "json" or reached:

@@ -67,7 +67,7 @@ def wait(
 
     Example: council wait last --timeout 100
     """
-    from council.panel.run import load_result
+    from council.panel.protocol import load_result
     from council.protocols import protocol_of
     from council.runs.store import (
         new_progress_lines,
@@ -211,7 +211,7 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
 
     Example: council show last --html
     """
-    from council.panel.run import load_result, rendered
+    from council.panel.protocol import load_result, rendered
     from council.protocols import protocol_of
     from council.runs.store import read_state, settled_state
 

@@ -4,39 +4,61 @@ or votes that would not be what they look like, and its result is the DECISION."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from council.adapters import adapter_for
-from council.config import Config
-from council.context import Redactor, RunContext
-from council.debate.flags import DebateFlags
-from council.debate.lead import Lead, run_debate
-from council.debate.plan import DebatePlan, resolve_plan
 from council.debate.result import build_result, render_markdown
 from council.debate.state import DebateState
 from council.errors import CouncilError, ExitCode, UsageError
-from council.progress import Progress
-from council.runs.record import Record
 from council.safetext import clean
+
+if TYPE_CHECKING:
+    from council.config import Config
+    from council.context import RunContext
+    from council.debate.flags import DebateFlags
+    from council.debate.lead import Lead
+    from council.debate.plan import DebatePlan
+    from council.progress import Progress
+    from council.runs.record import Record
 
 
 class DebateProtocol:
+    """What runs a debate (its plan, its lead) is imported when a debate runs: reading a
+    record (`council show`, `wait`, `list`) needs only its state and its result."""
+
     kind = "debate"
     state_type = DebateState
-    plan_type = DebatePlan
     forms = ("md",)  # and JSON, as every run's
-    lead_type = Lead
-    conduct = staticmethod(run_debate)
     result_files = {"decision.md": "md"}
+
+    @property
+    def plan_type(self) -> type[DebatePlan]:
+        from council.debate.plan import DebatePlan
+
+        return DebatePlan
+
+    @property
+    def lead_type(self) -> type[Lead]:
+        from council.debate.lead import Lead
+
+        return Lead
+
+    @property
+    def conduct(self) -> Callable[[Lead], Awaitable[None]]:
+        from council.debate.lead import run_debate
+
+        return run_debate
 
     def resolve(
         self, flags: DebateFlags, config: Config, progress: Progress, cwd: Path
     ) -> DebatePlan:
         # The question leaves the machine in every prompt: it gets the files' redaction
         # too, and (pasted from anywhere) no terminal control sequence of it goes further.
+        from council.context import Redactor
+        from council.debate.plan import resolve_plan
+
         redactor = Redactor(config.redact.extra_patterns)
         question, found = redactor.text(clean(flags.question), filename="question.md")
         if found:
@@ -107,6 +129,8 @@ DEBATE = DebateProtocol()
 
 def _own_vendor_lead(plan: DebatePlan, config: Config) -> str | None:
     """A lead of the advocate's own vendor judges its own proposal: say so."""
+    from council.adapters import adapter_for
+
     if plan.lead is None or plan.simulated:
         return None
     vendor = adapter_for(plan.lead.cli, config.clis).vendor
@@ -121,6 +145,8 @@ def _own_vendor_lead(plan: DebatePlan, config: Config) -> str | None:
 def _shared_vendor_votes(plan: DebatePlan, config: Config) -> str | None:
     """Under `quorum.distinct: vendor`, challengers of one vendor cast one vote between them:
     name them, so a panel that looked like three voices is not read as three."""
+    from council.adapters import adapter_for
+
     if plan.distinct != "vendor":
         return None
     by_vendor: dict[str, list[str]] = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from council.mcp.outcome import Ended, ended_run, seats_text
-from council.panel.run import ENDED
+from council.panel.protocol import ENDED
 from council.review.markdown import gate_text, render_markdown
 from council.review.protocol import REVIEW
 from council.runs.record import Record

@@ -12,7 +12,7 @@ from typing import Any
 
 from council.debate.protocol import DEBATE
 from council.debate.result import render_markdown
-from council.panel.run import ENDED, RunProtocol, load_result
+from council.panel.protocol import ENDED, RunProtocol, load_result
 from council.runs.record import Record
 from council.runs.store import RunSummary, read_state, settled_state, summarize
 

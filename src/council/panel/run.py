@@ -12,11 +12,10 @@ resume` continues from either.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from council.config import Config
 from council.context import (
@@ -33,73 +32,15 @@ from council.context.roomdir import RoomDir
 from council.errors import CouncilError, ExitCode, RecordWriteError, UsageError
 from council.panel.calls import Tuning
 from council.panel.drive import run_to_end, take_over
-from council.panel.setup import RunSetup
+from council.panel.protocol import ENDED, RunProtocol, rendered
 from council.panel.state import RunState
 from council.progress import Progress
 from council.runs.detach import hand_over
 from council.runs.lock import RecordLock
 from council.runs.record import PROGRESS, STATE, Record
-from council.runs.store import read_state, stored_or_built_result
+from council.runs.store import read_state
 
 CONTEXT_JSON = "context.json"
-ENDED = ("completed", "degraded")  # the run reached its result: a DECISION, the findings
-
-
-class RunProtocol(Protocol):
-    """What a protocol gives the run's life: only what differs between protocols."""
-
-    kind: str  # the record's prefix (`debate-...`) and the word messages use
-    state_type: type[RunState]
-    plan_type: type[RunSetup]
-    forms: tuple[str, ...]  # what its result renders to besides JSON: md, sarif, ...
-    # Written beside `result.json` at the end: file name -> form.
-    result_files: Mapping[str, str]
-    # The lead, built as (plan, context, record, state, progress, config, *, tuning, rooms,
-    # guard) for each run, and the protocol top to bottom, given that lead.
-    lead_type: Callable[..., Any]
-    conduct: Callable[[Any], Awaitable[None]]
-
-    def resolve(self, flags: Any, config: Config, progress: Progress, cwd: Path) -> RunSetup:
-        """The plan from the flags; bad input is a `UsageError` before any record exists."""
-        ...
-
-    def check(self, plan: Any, context: RunContext, config: Config, progress: Progress) -> None:
-        """After the context is gathered, before the record: refuse, or warn."""
-        ...
-
-    def new_state(self, shared: dict[str, Any], plan: Any, context: RunContext) -> RunState:
-        """The run's first state: `shared` holds the fields every run's has (id, plan,
-        labels, context, ...); the protocol adds its question and its own."""
-        ...
-
-    def setup_line(self, plan: Any, context: RunContext, state: Any) -> str: ...
-
-    def resumed_line(self, state: Any) -> str: ...
-
-    def exit_code(self, state: Any, error: CouncilError | None) -> ExitCode: ...
-
-    def build_result(self, state: Any, scratchpad: str) -> dict[str, Any]: ...
-
-    def render(self, result: dict[str, Any], form: str) -> str:
-        """The result in one of `forms` (JSON is every run's: `rendered`)."""
-        ...
-
-    def default_form(self, plan: Mapping[str, Any]) -> str:
-        """What stdout gets unless `--json` asks for JSON."""
-        ...
-
-    def notes(self, result: dict[str, Any]) -> list[str]:
-        """The lines stderr gets about an ended run beside its error: dropped seats, ..."""
-        ...
-
-    def write_report(self, record: Record, result: dict[str, Any], state: dict[str, Any]) -> Path:
-        """`council show --html`: the run as one page in its record; the page's path."""
-        ...
-
-    def write_beside(self, result: dict[str, Any], state: Any) -> CouncilError | None:
-        """What the run writes outside its record at the end (a review's `--output`); the
-        error that makes the run's exit code, if that failed."""
-        ...
 
 
 @dataclass
@@ -303,23 +244,6 @@ def finish(
     if (failed_beside := protocol.write_beside(result, state)) is not None:
         error, exit_code = failed_beside, failed_beside.exit_code
     return Run(protocol, record, state, result, exit_code, error)
-
-
-def load_result(protocol: RunProtocol, record: Record, state: dict[str, Any]) -> dict[str, Any]:
-    """A record's result: `result.json` once the run wrote it at its end, else the result its
-    state gives so far (a run still going, or one whose process died)."""
-
-    def parse(data: dict[str, Any]) -> RunState:
-        return protocol.state_type.from_json(data, record.path)
-
-    return stored_or_built_result(record, state, protocol.kind, parse, protocol.build_result)
-
-
-def rendered(protocol: RunProtocol, result: dict[str, Any], form: str) -> str:
-    """The result as `form` asks: JSON, or one of the protocol's own forms."""
-    if form == "json":
-        return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-    return protocol.render(result, form)
 
 
 def resolve_path(cwd: Path, path: str) -> Path:

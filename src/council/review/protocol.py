@@ -10,36 +10,58 @@ empty SARIF that would close a repository's open alerts.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from council.atomicio import write_output
-from council.config import Config
-from council.context import RunContext, render_context_md
 from council.errors import CouncilError, ExitCode, UsageError
-from council.panel.run import ENDED, rendered
-from council.progress import Progress
-from council.review.flags import ReviewFlags
-from council.review.lead import ReviewLead, run_review
-from council.review.plan import ReviewPlan, resolve_review_plan
+from council.panel.protocol import ENDED, rendered
 from council.review.result import build_result, render
 from council.review.state import ReviewState
-from council.runs.record import Record
+
+if TYPE_CHECKING:
+    from council.config import Config
+    from council.context import RunContext
+    from council.progress import Progress
+    from council.review.flags import ReviewFlags
+    from council.review.lead import ReviewLead
+    from council.review.plan import ReviewPlan
+    from council.runs.record import Record
 
 
 class ReviewProtocol:
+    """What runs a review (its plan, its lead) is imported when a review runs: reading a
+    record needs only its state and its result."""
+
     kind = "review"
     state_type = ReviewState
-    plan_type = ReviewPlan
     forms = ("md", "sarif")  # and JSON, as every run's
-    lead_type = ReviewLead
-    conduct = staticmethod(run_review)
     result_files = {"review.md": "md", "review.sarif": "sarif"}
+
+    @property
+    def plan_type(self) -> type[ReviewPlan]:
+        from council.review.plan import ReviewPlan
+
+        return ReviewPlan
+
+    @property
+    def lead_type(self) -> type[ReviewLead]:
+        from council.review.lead import ReviewLead
+
+        return ReviewLead
+
+    @property
+    def conduct(self) -> Callable[[ReviewLead], Awaitable[None]]:
+        from council.review.lead import run_review
+
+        return run_review
 
     def resolve(
         self, flags: ReviewFlags, config: Config, progress: Progress, cwd: Path
     ) -> ReviewPlan:
+        from council.review.plan import resolve_review_plan
+
         return resolve_review_plan(flags, config, cwd=cwd, warn=progress.warn)
 
     def check(
@@ -120,5 +142,7 @@ REVIEW = ReviewProtocol()
 def context_seed(context: RunContext) -> int:
     """The shuffle's seed when none is given: from the code under review, so the same code
     is cross-checked in the same order (and a record says which seed it used)."""
+    from council.context import render_context_md
+
     digest = hashlib.sha256(render_context_md(context).encode("utf-8")).hexdigest()
     return int(digest[:8], 16)
