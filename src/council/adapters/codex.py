@@ -108,13 +108,23 @@ class CodexAdapter(WarmMode, IdeHost, KeepsState):
         "-s=danger-full-access",
         "--sandbox=danger-full-access",
     )
-    # Codex reads custom prompts from the user's CODEX_HOME only.
-    host_dirs = {"project": None, "user": "~/.codex"}
+    # 0.169.0 dropped custom prompts (`/prompts:debate` is an unknown command); it reads
+    # agent skills from <project>/.agents/skills/ and $CODEX_HOME/skills/ (0.171.0's strings).
+    host_dirs = {"project": ".agents", "user": "~/.codex"}
     host_dir_env = "CODEX_HOME"
     # 0.169.0: its sqlite databases (state, logs, memories, goals, queue), shell snapshots,
     # tmp/ and .tmp/ under CODEX_HOME; TMPDIR for its sandbox's mount targets.
     state_dirs = ("~/.codex",)
-    host_files = (("codex/prompts/debate.md", "prompts/debate.md"),)
+    host_files = (
+        ("codex/skills/council/SKILL.md", "skills/council/SKILL.md"),
+        ("codex/skills/council-review/SKILL.md", "skills/council-review/SKILL.md"),
+    )
+    # council starts other CLIs, which reach the network and write their own homes: the
+    # command must run outside codex's sandbox, and `codex exec` never asks.
+    host_headless = (
+        'a rule in $CODEX_HOME/rules/council.rules: prefix_rule(pattern=["council"], '
+        'decision="allow") (or codex exec --sandbox danger-full-access)'
+    )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})

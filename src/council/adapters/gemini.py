@@ -108,7 +108,11 @@ class GeminiAdapter(WarmMode, IdeHost, KeepsState):
     # 0.61.0: projects.json (atomically, through a temporary file beside it), history/ and
     # tmp/ per project, installation_id.
     state_dirs = ("~/.gemini",)
-    host_files = (("gemini/commands/debate.toml", "commands/debate.toml"),)
+    host_files = (
+        ("gemini/commands/debate.toml", "commands/debate.toml"),
+        ("gemini/commands/review.toml", "commands/review.toml"),
+    )
+    host_headless = 'gemini -p ... --allowed-tools "run_shell_command(council)"'
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     # Unknown: clis.md names no gemini model, and without -m the CLI routes each prompt to a

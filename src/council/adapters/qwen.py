@@ -139,7 +139,11 @@ class QwenAdapter(WarmMode, IdeHost, KeepsState):
     host_dirs = {"project": ".qwen", "user": "~/.qwen"}
     # 0.15.10: debug logs, projects/<path>/ (chats, memory), settings.json migrations.
     state_dirs = ("~/.qwen",)
-    host_files = (("qwen/commands/debate.toml", "commands/debate.toml"),)
+    host_files = (
+        ("qwen/commands/debate.toml", "commands/debate.toml"),
+        ("qwen/commands/review.toml", "commands/review.toml"),
+    )
+    host_headless = 'qwen -p ... --allowed-tools "run_shell_command(council)"'
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no auth type is selected", re.I))

@@ -18,6 +18,7 @@ from council.cli.app import (
 )
 from council.cli.options import flag_options
 from council.cli.results import check_output, emit_run
+from council.cli.typedargs import args_stdin_option
 from council.debate.flags import DebateFlags
 from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
@@ -67,6 +68,7 @@ output_option = click.option(
 @json_option
 @output_option
 @detach_option
+@args_stdin_option
 @output_options
 @click.pass_obj
 def debate(
