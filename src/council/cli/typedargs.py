@@ -9,6 +9,7 @@ words here, where nothing is ever expanded (docs/spec/commands.md, "--args-stdin
 
 from __future__ import annotations
 
+import codecs
 import sys
 from collections.abc import Callable
 from typing import TypeVar
@@ -89,7 +90,13 @@ def splice_stdin_args(args: list[str]) -> list[str]:
     if sys.stdin is None or sys.stdin.closed:
         raise UsageError(f"{ARGS_STDIN} reads the arguments from stdin, but stdin is closed")
     try:
-        text = sys.stdin.read(READ_LIMIT)
+        # The bytes, decoded strictly: the text layer of a C-locale stdin lets bad bytes
+        # through as surrogates.
+        cap = READ_LIMIT * 4  # UTF-8 takes at most 4 bytes a character
+        raw = sys.stdin.buffer.read(cap)
+        # At the cap, a character cut in two is left out rather than refused.
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        text = decoder.decode(raw, final=len(raw) < cap)[:READ_LIMIT]
     except UnicodeDecodeError:
         raise UsageError(f"the arguments on stdin ({ARGS_STDIN}) are not UTF-8 text") from None
     rest = args[at + 1 :]
