@@ -53,6 +53,7 @@ class Behaviour:
     fail_calls: int | None = None
     long_chars: int | None = None
     write_path: str | None = None
+    shell_command: str | None = None  # a rule's only: reply by running it in the shell tool
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     key: str | None = None  # the bearer token a request must carry (else 401)

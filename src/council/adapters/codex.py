@@ -119,11 +119,12 @@ class CodexAdapter(WarmMode, IdeHost, KeepsState):
         ("codex/skills/council/SKILL.md", "skills/council/SKILL.md"),
         ("codex/skills/council-review/SKILL.md", "skills/council-review/SKILL.md"),
     )
-    # council starts other CLIs, which reach the network and write their own homes: the
-    # command must run outside codex's sandbox, and `codex exec` never asks.
+    # 0.171.0 runs `exec`'s commands in its sandbox and never asks: council writes its record
+    # in the project (workspace-write is enough for --sim), and its seats reach the network
+    # and write their own homes. A prefix rule (`decision="allow"`) does not lift the sandbox.
     host_headless = (
-        'a rule in $CODEX_HOME/rules/council.rules: prefix_rule(pattern=["council"], '
-        'decision="allow") (or codex exec --sandbox danger-full-access)'
+        "codex exec --sandbox danger-full-access ... (council's seats need the network and "
+        "their own homes; --sandbox workspace-write runs --sim only)"
     )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
