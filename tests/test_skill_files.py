@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 import subprocess
 import tomllib
 from pathlib import Path
@@ -261,8 +260,8 @@ def test_codex_gets_skills_in_the_project_and_in_codex_home(project):
     assert not (project.home / ".codex").exists()
 
 
-def test_install_removes_the_codex_prompt_an_older_council_wrote(project):
-    """Codex 0.169.0 reads no custom prompts: the file an older council installed is dead."""
+def old_codex_prompt(project: Project) -> tuple[Path, Path]:
+    """The custom prompt an older council installed for codex, in the user manifest."""
     old = project.home / ".codex/prompts/debate.md"
     old.parent.mkdir(parents=True)
     old.write_text("old /debate\n")
@@ -271,6 +270,12 @@ def test_install_removes_the_codex_prompt_an_older_council_wrote(project):
     digest = hashlib.sha256(old.read_bytes()).hexdigest()
     entry = {"host": "codex", "sha256": digest, "base": str(project.home / ".codex")}
     manifest.write_text(json.dumps({"files": {str(old): entry}}))
+    return old, manifest
+
+
+def test_install_removes_the_codex_prompt_an_older_council_wrote(project):
+    """Codex 0.169.0 reads no custom prompts: the file an older council installed is dead."""
+    old, manifest = old_codex_prompt(project)
     done = project.run("skill", "install", "--host", "codex", "--scope", "user")
     assert done.returncode == 0, done.stderr
     assert "removed ~/.codex/prompts/debate.md: council no longer installs it" in done.stdout
@@ -279,14 +284,7 @@ def test_install_removes_the_codex_prompt_an_older_council_wrote(project):
 
 
 def test_uninstall_removes_the_codex_prompt_an_older_council_wrote(project):
-    old = project.home / ".codex/prompts/debate.md"
-    old.parent.mkdir(parents=True)
-    old.write_text("old /debate\n")
-    manifest = project.home / ".local/share/council/installed.json"
-    manifest.parent.mkdir(parents=True)
-    digest = hashlib.sha256(old.read_bytes()).hexdigest()
-    entry = {"host": "codex", "sha256": digest, "base": str(project.home / ".codex")}
-    manifest.write_text(json.dumps({"files": {str(old): entry}}))
+    old, manifest = old_codex_prompt(project)
     gone = project.run("skill", "uninstall", "--host", "codex", "--scope", "user")
     assert gone.returncode == 0 and "removed ~/.codex/prompts/debate.md" in gone.stdout
     assert not old.exists() and not manifest.exists()

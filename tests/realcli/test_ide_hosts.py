@@ -30,32 +30,27 @@ HOSTILE = "Should we $(touch pwned) `touch pwned2` cache $HOME in * what's the r
 PLAIN = "Should we cache $HOME in * what's the risk?"  # gemini refuses `$(` and backticks
 
 
-def council(cwd: Path, environ: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "council", *args],
+def run(argv: list[str], cwd: Path, environ: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        argv,
         cwd=cwd,
         env=environ,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=240,
         stdin=subprocess.DEVNULL,
     )
+
+
+def council(cwd: Path, environ: dict[str, str], *args: str) -> str:
+    done = run([sys.executable, "-m", "council", *args], cwd, environ)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def first_request_text(cli, project: Path, environ: dict[str, str]) -> str:
     """`codex exec` run once in `project`; the text of the first request its model got."""
-    codex = installed("codex").bin_dir / "codex"
-    done = subprocess.run(
-        [str(codex), "exec", "say hi"],
-        cwd=project,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run([str(installed("codex").bin_dir / "codex"), "exec", "say hi"], project, environ)
     assert done.returncode == 0, done.stderr[-2000:]
     sent = cli.server.requests("codex")
     assert sent, "codex sent its model no request"
@@ -112,15 +107,7 @@ def run_host(cli, project: Path, argv: list[str]) -> subprocess.CompletedProcess
     environ = {**cli.environ, "PATH": f"{venv}:{cli.environ['PATH']}"}
     # codex runs commands in a login shell, which sets PATH anew from the profile.
     (cli.home / ".bash_profile").write_text(f'export PATH="{venv}:$PATH"\n')
-    return subprocess.run(
-        [str(binary), *argv],
-        cwd=project,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        stdin=subprocess.DEVNULL,
-    )
+    return run([str(binary), *argv], project, environ)
 
 
 def recorded_questions(project: Path) -> list[str]:
