@@ -1,5 +1,5 @@
-"""Installing council into IDE hosts: the `/debate` slash-commands and the agent skill of
-`skill/`, copied where each host reads them (the adapters say where), and taken back.
+"""Installing council into IDE hosts: the `/debate` and `/review` slash-commands and the agent
+skills of `skill/`, copied where each host reads them (the adapters say where), and taken back.
 
 A manifest remembers every file council wrote and what it wrote (its sha256), so install never
 overwrites a file it did not write (or that the user changed since) without `force`, and
@@ -35,6 +35,23 @@ def host_names() -> list[str]:
     return [
         name for name, cls in registered().items() if issubclass(cls, IdeHost) and cls.host_files
     ]
+
+
+def skipped_hosts(scope: str) -> list[tuple[str, str]]:
+    """(name, why) of each registered CLI that `--host all` installs nothing for in `scope`."""
+    skipped = []
+    for name, cls in registered().items():
+        if not issubclass(cls, IdeHost) or not cls.host_files:
+            skipped.append((name, "council knows no place where it reads commands or skills"))
+        elif cls.host_dirs.get(scope) is None:
+            skipped.append((name, f"it reads no {scope} commands or skills"))
+    return skipped
+
+
+def headless_setting(host: str) -> str:
+    """What `host` needs so that its model may run council with nobody to approve it."""
+    cls = registered()[host]
+    return cls.host_headless if issubclass(cls, IdeHost) else ""
 
 
 @dataclass(frozen=True)
@@ -121,9 +138,11 @@ def install(
     environ: Mapping[str, str],
     *,
     force: bool = False,
-) -> list[Path]:
-    """Copy the hosts' files into place; returns what was written. Nothing is written when
-    one target is a file council did not write (or that was changed since) and not `force`."""
+) -> tuple[list[Path], list[Path]]:
+    """Copy the hosts' files into place; returns (written, removed): a file council wrote
+    there earlier that it no longer ships (codex's `prompts/debate.md`) is removed unless it
+    was changed since. Nothing is written when one target is a file council did not write
+    (or that was changed since) and not `force`."""
     manifest = manifest_path(scope, project, environ)
     known = _load(manifest)
     planned = placements(hosts, scope, project, environ)
@@ -143,8 +162,28 @@ def install(
         p.target.write_bytes(data)
         known[str(p.target)] = {"host": p.host, "sha256": _digest(data), "base": str(p.base)}
         written.append(p.target)
+    removed = _remove_retired(hosts, {str(p.target) for p in planned}, known)
     _save(manifest, known)
-    return written
+    return written, removed
+
+
+def _remove_retired(
+    hosts: Sequence[str], shipped: set[str], known: dict[str, dict[str, str]]
+) -> list[Path]:
+    """Remove the files council installed for `hosts` that it no longer installs, as long as
+    nobody changed them (a changed one stays for `uninstall` to report)."""
+    removed = []
+    for path_text, entry in sorted(known.items()):
+        path = Path(path_text)
+        if entry["host"] not in hosts or path_text in shipped:
+            continue
+        if path.exists() and not _ours(path, known):
+            continue
+        path.unlink(missing_ok=True)
+        _prune(path.parent, stop=Path(entry["base"]).parent)
+        del known[path_text]
+        removed.append(path)
+    return removed
 
 
 def uninstall(
@@ -188,4 +227,13 @@ def _prune(directory: Path, *, stop: Path) -> None:
         directory = directory.parent
 
 
-__all__ = ["SCOPES", "host_names", "install", "placements", "skill_dir", "uninstall"]
+__all__ = [
+    "SCOPES",
+    "headless_setting",
+    "host_names",
+    "install",
+    "placements",
+    "skill_dir",
+    "skipped_hosts",
+    "uninstall",
+]

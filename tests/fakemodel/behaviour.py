@@ -30,6 +30,9 @@ A marker is `[[fake:NAME]]` or `[[fake:NAME=VALUE]]` anywhere in the prompt:
 A rule can also demand a key: `key="k"` answers 401 to every request whose `Authorization`
 is not `Bearer k` (how the OpenAI APIs take a key), as the real API does.
 
+A rule alone can answer with a shell command: `shell_command="council ..."` replies with a
+call of the client's shell tool running exactly that script (then a plain answer).
+
 Rules do the same for requests that carry no marker: `server.add_rule(client="qwen",
 status=429, fail_first=1)`. Markers win over rules.
 """
@@ -53,6 +56,7 @@ class Behaviour:
     fail_calls: int | None = None
     long_chars: int | None = None
     write_path: str | None = None
+    shell_command: str | None = None  # a rule's only: reply by running it in the shell tool
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     key: str | None = None  # the bearer token a request must carry (else 401)

@@ -47,7 +47,7 @@ from fakemodel.dialects import (
     tokens_for,
 )
 from fakemodel.replies import AFTER_TOOL_REPLY, digest, reply_for
-from fakemodel.writes import write_call
+from fakemodel.writes import shell_call, write_call
 
 _CLIENT_PREFIX = re.compile(r"^/c/([\w.-]+)(/.*)?$")
 _GEMINI_CALL = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent|countTokens)$")
@@ -452,6 +452,8 @@ class _Handler(BaseHTTPRequestHandler):
         call = None
         if behaviour.write_path and not turn.after_tool:
             call = write_call(turn.tools, behaviour.write_path)
+        elif behaviour.shell_command and not turn.after_tool:
+            call = shell_call(turn.tools, behaviour.shell_command)
         text = AFTER_TOOL_REPLY if turn.after_tool else reply_for(turn.prompt, behaviour)
         tokens = tokens_for(turn.prompt, text, behaviour.cached_tokens, behaviour.reasoning_tokens)
         entry.tool_call = call

@@ -61,8 +61,18 @@ def _file_write(tool: ToolSpec, path: str) -> ToolCall:
     return ToolCall(tool.name, args)
 
 
+def shell_call(tools: tuple[ToolSpec, ...], script: str) -> ToolCall | None:
+    """A call of the client's shell tool that runs `script`; None when it declared none."""
+    by_name = {tool.name: tool for tool in tools}
+    found = next((by_name[name] for name in SHELL_TOOLS if name in by_name), None)
+    return _shell_run(found, script) if found else None
+
+
 def _shell_write(tool: ToolSpec, path: str) -> ToolCall:
-    script = f"printf %s {shlex.quote(CONTENT)} > {shlex.quote(path)}"
+    return _shell_run(tool, f"printf %s {shlex.quote(CONTENT)} > {shlex.quote(path)}")
+
+
+def _shell_run(tool: ToolSpec, script: str) -> ToolCall:
     if tool.kind == "local_shell":
         return ToolCall(tool.name, {"command": ["bash", "-lc", script]})
     props = _properties(tool)

@@ -21,8 +21,8 @@ from council.review.flags import ReviewFlags
 
 # What only the command line says: how to print, where to run; a review writes its --output.
 FRONT_END_ONLY = {
-    "debate": {"as_json", "output", "detach", "quiet", "verbose", "help"},
-    "review": {"as_json", "detach", "quiet", "verbose", "help"},
+    "debate": {"as_json", "output", "detach", "args_stdin", "quiet", "verbose", "help"},
+    "review": {"as_json", "detach", "args_stdin", "quiet", "verbose", "help"},
 }
 
 

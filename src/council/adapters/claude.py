@@ -84,6 +84,12 @@ class ClaudeAdapter(WarmMode, IdeHost, KeepsState):
         ("claude/commands/review.md", "commands/review.md"),
         ("claude/skills/council/SKILL.md", "skills/council/SKILL.md"),
     )
+    # `claude -p "/debate ..."` needs nothing (the command's own `allowed-tools`); a prompt
+    # in words, which the skill answers, does (2.1.332).
+    host_headless = (
+        'claude -p ... --allowedTools "Bash(council:*)" (or "Bash(council:*)" in '
+        "permissions.allow of .claude/settings.json; /debate and /review need nothing)"
+    )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 900.0
     efforts = frozenset({"low", "medium", "high", "xhigh", "max"})

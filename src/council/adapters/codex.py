@@ -108,13 +108,24 @@ class CodexAdapter(WarmMode, IdeHost, KeepsState):
         "-s=danger-full-access",
         "--sandbox=danger-full-access",
     )
-    # Codex reads custom prompts from the user's CODEX_HOME only.
-    host_dirs = {"project": None, "user": "~/.codex"}
+    # 0.169.0 dropped custom prompts (`/prompts:debate` is an unknown command); it reads
+    # agent skills from <project>/.agents/skills/ and $CODEX_HOME/skills/ (0.171.0's strings).
+    host_dirs = {"project": ".agents", "user": "~/.codex"}
     host_dir_env = "CODEX_HOME"
     # 0.169.0: its sqlite databases (state, logs, memories, goals, queue), shell snapshots,
     # tmp/ and .tmp/ under CODEX_HOME; TMPDIR for its sandbox's mount targets.
     state_dirs = ("~/.codex",)
-    host_files = (("codex/prompts/debate.md", "prompts/debate.md"),)
+    host_files = (
+        ("codex/skills/council/SKILL.md", "skills/council/SKILL.md"),
+        ("codex/skills/council-review/SKILL.md", "skills/council-review/SKILL.md"),
+    )
+    # 0.171.0 runs `exec`'s commands in its sandbox and never asks: council writes its record
+    # in the project (workspace-write is enough for --sim), and its seats reach the network
+    # and write their own homes. A prefix rule (`decision="allow"`) does not lift the sandbox.
+    host_headless = (
+        "codex exec --sandbox danger-full-access ... (council's seats need the network and "
+        "their own homes; --sandbox workspace-write runs --sim only)"
+    )
     soft_timeout_s = 600.0
     soft_timeout_high_s = 1800.0
     efforts = frozenset({"minimal", "low", "medium", "high", "xhigh"})

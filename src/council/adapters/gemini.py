@@ -108,7 +108,18 @@ class GeminiAdapter(WarmMode, IdeHost, KeepsState):
     # 0.61.0: projects.json (atomically, through a temporary file beside it), history/ and
     # tmp/ per project, installation_id.
     state_dirs = ("~/.gemini",)
-    host_files = (("gemini/commands/debate.toml", "commands/debate.toml"),)
+    host_files = (
+        ("gemini/commands/debate.toml", "commands/debate.toml"),
+        ("gemini/commands/review.toml", "commands/review.toml"),
+    )
+    # 0.61.0: --allowed-tools (deprecated) does not cover the heredoc the commands use (a
+    # redirection); a policy rule does with allowRedirection. It refuses `$(` and backticks
+    # anywhere in a command, even in a quoted heredoc: such a question never runs.
+    host_headless = (
+        "a policy in ~/.gemini/policies/council.toml: [[rule]] toolName = "
+        '"run_shell_command", commandPrefix = "council", decision = "allow", priority = 100, '
+        "allowRedirection = true (and gemini -p --skip-trust outside a trusted folder)"
+    )
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     # Unknown: clis.md names no gemini model, and without -m the CLI routes each prompt to a

@@ -23,3 +23,8 @@ class IdeHost(Adapter):
     host_dirs: ClassVar[Mapping[str, str | None]] = {}
     host_dir_env: ClassVar[str | None] = None
     host_files: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # The setting the user gives this host so that its model may run `council` with nobody
+    # there to approve the command (`claude -p`, `codex exec`, ...): each host asks before it
+    # runs a shell command, and a headless one refuses instead. `council skill install`
+    # prints it; the README's table says the same.
+    host_headless: ClassVar[str] = ""

@@ -139,7 +139,16 @@ class QwenAdapter(WarmMode, IdeHost, KeepsState):
     host_dirs = {"project": ".qwen", "user": "~/.qwen"}
     # 0.15.10: debug logs, projects/<path>/ (chats, memory), settings.json migrations.
     state_dirs = ("~/.qwen",)
-    host_files = (("qwen/commands/debate.toml", "commands/debate.toml"),)
+    host_files = (
+        ("qwen/commands/debate.toml", "commands/debate.toml"),
+        ("qwen/commands/review.toml", "commands/review.toml"),
+    )
+    # 0.24.4 reads each line of a heredoc as a command of its own, so an allow rule for
+    # `council` does not cover the question's line and headless qwen declines it.
+    host_headless = (
+        "qwen -p ... --approval-mode yolo, in a sandbox (--allowed-tools "
+        '"run_shell_command(council)" does not cover the heredoc\'s lines in 0.24.4)'
+    )
     soft_timeout_s = 300.0
     soft_timeout_high_s = 300.0
     auth_patterns = (*AUTH_PATTERNS, re.compile(r"no auth type is selected", re.I))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from council import DISTRIBUTION, __version__
+from council.cli.typedargs import splice_stdin_args, takes_args_stdin
 from council.errors import CouncilError, ExitCode
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class CouncilGroup(click.Group):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None:
+            if takes_args_stdin(command) and not ctx.resilient_parsing:
+                rest = splice_stdin_args(rest)
             _no_flag_as_a_value(command, rest)
         return name, command, rest
 

@@ -18,6 +18,7 @@ from council.cli.app import (
 )
 from council.cli.options import flag_options
 from council.cli.results import check_output, emit_run, json_option, output_option
+from council.cli.typedargs import args_stdin_option
 from council.debate.flags import DebateFlags
 from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
@@ -57,6 +58,7 @@ def _read_question(question: str) -> str:
 @json_option
 @output_option
 @detach_option
+@args_stdin_option
 @output_options
 @click.pass_obj
 def debate(

@@ -18,6 +18,7 @@ from council.cli.app import (
 )
 from council.cli.options import flag_options
 from council.cli.results import emit_run
+from council.cli.typedargs import args_stdin_option
 from council.errors import ExitCode
 from council.review.flags import ReviewFlags
 
@@ -31,6 +32,7 @@ from council.review.flags import ReviewFlags
     help="With --detach: print the id as JSON; otherwise the same as --format json.",
 )
 @detach_option
+@args_stdin_option
 @output_options
 @click.pass_obj
 def review(state: CliState, as_json: bool, detach: bool, **given: Any) -> ExitCode:

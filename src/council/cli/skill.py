@@ -1,5 +1,5 @@
-"""`council skill install` / `uninstall`: the `/debate` slash-commands and the agent skill in
-the IDE hosts' own places (`council.hosts`)."""
+"""`council skill install` / `uninstall`: the `/debate` and `/review` slash-commands and the
+agent skills in the IDE hosts' own places (`council.hosts`)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def _shown(path: Path) -> str:
 
 @cli.group()
 def skill() -> None:
-    """Install council into IDE hosts as a /debate command and an agent skill.
+    """Install council into IDE hosts as /debate and /review commands and agent skills.
 
     Example: council skill install --host all --scope project
     """
@@ -77,15 +77,28 @@ def skill() -> None:
 @scope_option
 @force_option
 def install(host: str, scope: str, force: bool) -> ExitCode:
-    """Write the /debate command (and the agent skill) where each host reads them.
+    """Write the /debate and /review commands (or skills) where each host reads them, and
+    print what each host needs to let its model run council headless.
 
     Example: council skill install --host claude --scope user
     """
+    from council.hosts import headless_setting, skipped_hosts
     from council.hosts import install as install_files
 
-    written = install_files(_targets(host), scope, _project(), os.environ, force=force)
+    targets = _targets(host)
+    written, removed = install_files(targets, scope, _project(), os.environ, force=force)
     for path in written:
         click.echo(f"wrote {_shown(path)}")
+    for path in removed:
+        click.echo(f"removed {_shown(path)}: council no longer installs it")
+    skipped = dict(skipped_hosts(scope))
+    if host == "all":
+        for name, why in skipped.items():
+            click.echo(f"skipped {name}: {why}")
+    # A host asks before its model runs a command; headless (`-p`, `exec`) it refuses.
+    for name in targets:
+        if name not in skipped:
+            click.echo(f"to let {name} run council headless: {headless_setting(name)}")
     return ExitCode.OK
 
 
