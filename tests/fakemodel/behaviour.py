@@ -31,7 +31,10 @@ A rule can also demand a key: `key="k"` answers 401 to every request whose `Auth
 is not `Bearer k` (how the OpenAI APIs take a key), as the real API does.
 
 A rule alone can answer with a shell command: `shell_command="council ..."` replies with a
-call of the client's shell tool running exactly that script (then a plain answer).
+call of the client's shell tool running exactly that script (then a plain answer). Or with
+calls of named tools, one a request in turn: `tool_calls=(("PATTERN", '{"arg": 1}'), ...)`
+calls the first tool on offer whose name matches PATTERN (a regex), with those JSON
+arguments; a request that offers no such tool gets a plain answer and the step waits.
 
 Rules do the same for requests that carry no marker: `server.add_rule(client="qwen",
 status=429, fail_first=1)`. Markers win over rules.
@@ -57,6 +60,8 @@ class Behaviour:
     long_chars: int | None = None
     write_path: str | None = None
     shell_command: str | None = None  # a rule's only: reply by running it in the shell tool
+    # A rule's only: (tool-name pattern, JSON arguments), called in turn, one a request.
+    tool_calls: tuple[tuple[str, str], ...] = ()
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     key: str | None = None  # the bearer token a request must carry (else 401)

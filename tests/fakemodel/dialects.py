@@ -21,12 +21,14 @@ class ToolSpec:
     name: str
     parameters: dict[str, Any] = field(default_factory=dict)
     kind: str = "function"  # "custom": a freeform tool taking raw text (codex's apply_patch)
+    namespace: str | None = None  # the group a Responses tool is declared in (codex's MCP)
 
 
 @dataclass(frozen=True)
 class ToolCall:
     name: str
     arguments: dict[str, Any] | str  # str: the raw input of a freeform tool
+    namespace: str | None = None
 
 
 @dataclass(frozen=True)
@@ -236,6 +238,16 @@ class OpenAIResponses:
                 tools.append(ToolSpec(t["name"], {}, kind="custom"))
             elif t.get("type") in ("local_shell",):
                 tools.append(ToolSpec("local_shell", {}, kind="local_shell"))
+            elif t.get("type") == "namespace":  # codex 0.171: an MCP server's tools
+                tools += [
+                    ToolSpec(
+                        f"{t['name']}__{inner['name']}",
+                        inner.get("parameters") or {},
+                        namespace=t["name"],
+                    )
+                    for inner in t.get("tools") or []
+                    if inner.get("type") == "function"
+                ]
         return Turn(
             prompt=_prompt_of(user_texts),
             after_tool=str(last.get("type", "")).endswith("_output"),
@@ -282,12 +294,18 @@ class OpenAIResponses:
                 "name": call.name,
                 "input": call.arguments,
             }
+        named = {"name": call.name}
+        if call.namespace:
+            named = {
+                "name": call.name.removeprefix(f"{call.namespace}__"),
+                "namespace": call.namespace,
+            }
         return {
             "type": "function_call",
             "id": _new_id("fc"),
             "status": "completed",
             "call_id": _new_id("call"),
-            "name": call.name,
+            **named,
             "arguments": json.dumps(call.arguments),
         }
 

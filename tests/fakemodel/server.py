@@ -47,7 +47,7 @@ from fakemodel.dialects import (
     tokens_for,
 )
 from fakemodel.replies import AFTER_TOOL_REPLY, digest, reply_for
-from fakemodel.writes import shell_call, write_call
+from fakemodel.writes import named_call, shell_call, write_call
 
 _CLIENT_PREFIX = re.compile(r"^/c/([\w.-]+)(/.*)?$")
 _GEMINI_CALL = re.compile(r"/models/([^/:]+):(generateContent|streamGenerateContent|countTokens)$")
@@ -205,6 +205,19 @@ class FakeModelServer:
                 self._counts[key] = self._counts.get(key, 0) + 1
                 return status if self._counts[key] <= behaviour.fail_first else None
         return status
+
+    def scripted_call(
+        self, client: str | None, turn: Turn, steps: tuple[tuple[str, str], ...]
+    ) -> ToolCall | None:
+        """The first of a rule's `tool_calls` this client has not been answered with yet,
+        when the request offers its tool."""
+        key = (client, f"tool-calls {steps!r}")
+        with self._lock:
+            done = self._counts.get(key, 0)
+            call = named_call(turn.tools, *steps[done]) if done < len(steps) else None
+            if call is not None:
+                self._counts[key] = done + 1
+        return call
 
     def record(self, entry: LoggedRequest) -> None:
         with self._lock:
@@ -454,6 +467,8 @@ class _Handler(BaseHTTPRequestHandler):
             call = write_call(turn.tools, behaviour.write_path)
         elif behaviour.shell_command and not turn.after_tool:
             call = shell_call(turn.tools, behaviour.shell_command)
+        elif behaviour.tool_calls:
+            call = fake.scripted_call(client, turn, behaviour.tool_calls)
         text = AFTER_TOOL_REPLY if turn.after_tool else reply_for(turn.prompt, behaviour)
         tokens = tokens_for(turn.prompt, text, behaviour.cached_tokens, behaviour.reasoning_tokens)
         entry.tool_call = call

@@ -273,3 +273,43 @@ def test_each_dialect_reports_cached_and_reasoning_tokens_its_apis_way(server):
         (r.usage.input, r.usage.output, r.usage.cached, r.usage.reasoning)
         for r in server.requests()
     } == {(total_in, total_out, 3, 5)}
+
+
+def test_a_tool_calls_rule_calls_the_matching_tools_in_turn_waiting_for_each_to_be_offered(
+    server,
+):
+    url = f"{server.url('qwen')}/v1/chat/completions"
+    server.add_rule(
+        client="qwen", tool_calls=(("^search$", '{"q": "x"}'), ("debate$", '{"question": "Q"}'))
+    )
+
+    def offering(*names: str) -> dict:
+        tools = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in names]
+        return chat("Hello", tools=tools)
+
+    def called(body: dict) -> dict | None:
+        message = json.loads(post(url, body)[2])["choices"][0]["message"]
+        return (message.get("tool_calls") or [{}])[0].get("function")
+
+    assert called(offering("read_file")) is None  # the first step's tool is not on offer
+    assert called(offering("search", "mcp__council__debate")) == {
+        "name": "search",
+        "arguments": '{"q": "x"}',
+    }
+    assert called(offering("search", "mcp__council__debate"))["name"] == "mcp__council__debate"
+    assert called(offering("search", "mcp__council__debate")) is None  # every step is done
+
+
+def test_a_tool_declared_in_a_responses_namespace_is_called_by_its_name_in_that_namespace(
+    server,
+):
+    server.add_rule(client="codex", tool_calls=(("__debate$", "{}"),))
+    group = {
+        "type": "namespace",
+        "name": "mcp__council",
+        "tools": [{"type": "function", "name": "debate", "parameters": {}}],
+    }
+    body = {"model": "fake-model", "input": "Hello", "tools": [group], "stream": True}
+    _, _, raw = post(f"{server.url('codex')}/v1/responses", body)
+    done = sse_data(raw)[-1]["response"]["output"][0]
+    assert (done["name"], done["namespace"]) == ("debate", "mcp__council")

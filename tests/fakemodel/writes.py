@@ -4,6 +4,8 @@ really tries."""
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 from typing import Any
 
@@ -66,6 +68,15 @@ def shell_call(tools: tuple[ToolSpec, ...], script: str) -> ToolCall | None:
     by_name = {tool.name: tool for tool in tools}
     found = next((by_name[name] for name in SHELL_TOOLS if name in by_name), None)
     return _shell_run(found, script) if found else None
+
+
+def named_call(tools: tuple[ToolSpec, ...], pattern: str, arguments: str) -> ToolCall | None:
+    """A call, with `arguments` (JSON), of the first of `tools` whose name matches `pattern`
+    (hosts name an MCP tool their own way: `mcp__council__debate`, `debate`, ...)."""
+    found = next((tool for tool in tools if re.search(pattern, tool.name)), None)
+    if found is None:
+        return None
+    return ToolCall(found.name, json.loads(arguments), namespace=found.namespace)
 
 
 def _shell_write(tool: ToolSpec, path: str) -> ToolCall:
