@@ -2,10 +2,11 @@
 (docs/spec/commands.md, "council mcp").
 
 Each host is given `council mcp` the way the README says to register it; the fake model
-answers the host's first request with a call of council's `debate` tool (under whatever name
-the host offers it), so council runs a debate on the simulator; and the host's next request
-to its model must carry the DECISION's recommendation, the text itself: a host that handed
-its model only the id or the status would leave the user without the answer."""
+answers with a call of council's `debate` tool (under whatever name the host offers it, after
+the host's tool search where it defers MCP tools), so council runs a debate on the simulator;
+and the host's next request to its model must carry the DECISION's recommendation, the text
+itself: a host that handed its model only the id or the status would leave the user without
+the answer. What each host needs to run the tool headless is in `register`."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def register(name: str, cli: Any, project: Project) -> list[str]:
     if name == "claude":
         config = cli.home / "council-mcp.json"
         config.write_text(json.dumps({"mcpServers": {"council": entry}}))
+        # `claude -p` refuses a tool call it would have asked the user about.
         return ["--mcp-config", str(config), "--allowedTools", "mcp__council__debate"]
     if name == "codex":
         config = cli.home / ".codex" / "config.toml"
@@ -78,15 +80,17 @@ def register(name: str, cli: Any, project: Project) -> list[str]:
             + f"env = {{ {env} }}\n"
             + "required = true\n"
             + "tool_timeout_sec = 120\n"
+            # `codex exec` never asks: without this it refuses the call ("MCP tool call
+            # requires approval, but approval policy is never").
+            + 'default_tools_approval_mode = "approve"\n'
         )
-        return ["--dangerously-bypass-approvals-and-sandbox"]
+        return []
     settings_file = cli.home / f".{name}" / "settings.json"
     settings = json.loads(settings_file.read_text())
+    # `trust`: the server's tools run without asking, so no approval mode is needed.
     settings["mcpServers"] = {"council": {**entry, "trust": True, "timeout": 120_000}}
     settings_file.write_text(json.dumps(settings))
-    if name == "gemini":
-        return ["--skip-trust", "--approval-mode", "yolo"]
-    return ["--approval-mode", "yolo"]
+    return ["--skip-trust"] if name == "gemini" else []
 
 
 def host_argv(name: str, extra: list[str], model: str | None) -> list[str]:
