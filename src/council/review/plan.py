@@ -105,7 +105,10 @@ def resolve_review_plan(
     if flags.output is not None:
         path = Path(flags.output).expanduser()
         output = str(path if path.is_absolute() else cwd / path)
-        output_format = OUTPUT_SUFFIXES.get(path.suffix.lower(), flags.format)
+        suffix = path.suffix.lower()
+        # A gitlab report is JSON too: `--format gitlab --output gl-code-quality.json`.
+        same = flags.format == "gitlab" and suffix == ".json"
+        output_format = flags.format if same else OUTPUT_SUFFIXES.get(suffix, flags.format)
         _check_output(Path(output), flags.files, cwd)
     return ReviewPlan(
         subject=_subject(flags),

@@ -36,7 +36,7 @@ class ReviewProtocol:
 
     kind = "review"
     state_type = ReviewState
-    forms = ("md", "sarif")  # and JSON, as every run's
+    forms = ("md", "sarif", "github", "gitlab")  # and JSON, as every run's
     result_files = {"review.md": "md", "review.sarif": "sarif"}
 
     @property

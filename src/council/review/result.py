@@ -11,6 +11,7 @@ from typing import Any
 
 from council.context.fences import injection_summary
 from council.panel.contribution import run_usage, served_by, total_usage
+from council.review.annotations import render_github, render_gitlab
 from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
 from council.review.sarif import render_sarif
@@ -26,11 +27,15 @@ def review_schema() -> dict[str, Any]:
 
 
 def render(result: dict[str, Any], form: str) -> str:
-    """The result as `--format` asks: md, json or sarif."""
+    """The result as `--format` asks: md, json, sarif, github or gitlab."""
     if form == "json":
         return json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     if form == "sarif":
         return json.dumps(render_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    if form == "github":
+        return render_github(result)
+    if form == "gitlab":
+        return render_gitlab(result)
     return render_markdown(result)
 
 
