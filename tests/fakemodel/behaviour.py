@@ -34,7 +34,10 @@ A rule alone can answer with a shell command: `shell_command="council ..."` repl
 call of the client's shell tool running exactly that script (then a plain answer). Or with
 calls of named tools, one a request in turn: `tool_calls=(("PATTERN", '{"arg": 1}'), ...)`
 calls the first tool on offer whose name matches PATTERN (a regex), with those JSON
-arguments; a request that offers no such tool gets a plain answer and the step waits.
+arguments; a request that offers no such tool gets a plain answer and the step waits. Or
+with shell scripts in turn, one a request: `shell_commands=("council debate ...", "council
+wait last")`, each a call of whatever shell tool the request offers (so a test can follow a
+host's model through a command file's steps without knowing each host's shell tool).
 
 Rules do the same for requests that carry no marker: `server.add_rule(client="qwen",
 status=429, fail_first=1)`. Markers win over rules.
@@ -62,6 +65,8 @@ class Behaviour:
     shell_command: str | None = None  # a rule's only: reply by running it in the shell tool
     # A rule's only: (tool-name pattern, JSON arguments), called in turn, one a request.
     tool_calls: tuple[tuple[str, str], ...] = ()
+    # A rule's only: shell scripts, run in turn in the client's shell tool, one a request.
+    shell_commands: tuple[str, ...] = ()
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     key: str | None = None  # the bearer token a request must carry (else 401)

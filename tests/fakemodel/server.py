@@ -207,14 +207,20 @@ class FakeModelServer:
         return status
 
     def scripted_call(
-        self, client: str | None, turn: Turn, steps: tuple[tuple[str, str], ...]
+        self, client: str | None, turn: Turn, steps: tuple[tuple[str, str] | str, ...]
     ) -> ToolCall | None:
-        """The first of a rule's `tool_calls` this client has not been answered with yet,
-        when the request offers its tool."""
-        key = (client, f"tool-calls {steps!r}")
+        """The first of a rule's `tool_calls` (or `shell_commands`) this client has not been
+        answered with yet, when the request offers its tool."""
+        key = (client, f"scripted {steps!r}")
         with self._lock:
             done = self._counts.get(key, 0)
-            call = named_call(turn.tools, *steps[done]) if done < len(steps) else None
+            call = None
+            if done < len(steps):
+                step = steps[done]
+                if isinstance(step, str):
+                    call = shell_call(turn.tools, step)
+                else:
+                    call = named_call(turn.tools, *step)
             if call is not None:
                 self._counts[key] = done + 1
         return call
@@ -467,8 +473,9 @@ class _Handler(BaseHTTPRequestHandler):
             call = write_call(turn.tools, behaviour.write_path)
         elif behaviour.shell_command and not turn.after_tool:
             call = shell_call(turn.tools, behaviour.shell_command)
-        elif behaviour.tool_calls:
-            call = fake.scripted_call(client, turn, behaviour.tool_calls)
+        elif behaviour.tool_calls or behaviour.shell_commands:
+            steps = behaviour.tool_calls or behaviour.shell_commands
+            call = fake.scripted_call(client, turn, steps)
         text = AFTER_TOOL_REPLY if turn.after_tool else reply_for(turn.prompt, behaviour)
         tokens = tokens_for(turn.prompt, text, behaviour.cached_tokens, behaviour.reasoning_tokens)
         entry.tool_call = call

@@ -313,3 +313,21 @@ def test_a_tool_declared_in_a_responses_namespace_is_called_by_its_name_in_that_
     _, _, raw = post(f"{server.url('codex')}/v1/responses", body)
     done = sse_data(raw)[-1]["response"]["output"][0]
     assert (done["name"], done["namespace"]) == ("debate", "mcp__council")
+
+
+def test_a_shell_commands_rule_runs_each_script_in_turn_in_the_shell_tool_on_offer(server):
+    url = f"{server.url('qwen')}/v1/chat/completions"
+    server.add_rule(client="qwen", shell_commands=("council debate", "council wait last"))
+    shell = {"properties": {"command": {"type": "string"}}}
+
+    def called(*tools: dict) -> dict | None:
+        offered = [{"type": "function", "function": t} for t in tools]
+        message = json.loads(post(url, chat("Hello", tools=offered))[2])["choices"][0]["message"]
+        call = (message.get("tool_calls") or [{}])[0].get("function")
+        return call and {**call, "arguments": json.loads(call["arguments"])}
+
+    assert called({"name": "read_file", "parameters": {}}) is None  # no shell on offer
+    bash = {"name": "run_shell_command", "parameters": shell}
+    assert called(bash)["arguments"] == {"command": "council debate"}
+    assert called(bash)["arguments"] == {"command": "council wait last"}
+    assert called(bash) is None  # every script has run

@@ -6,7 +6,9 @@ the `council` skill in the first request it sends its model (0.169.0 dropped cus
 the skill is how it learns of council at all). And each host, given the setting `skill
 install` prints for it, runs the command its installed file gives (the fake model answers with
 exactly that shell command), so council records the user's question verbatim and no shell
-runs any of it; without the setting, the host declines."""
+runs any of it; without the setting, the host declines. Then the model follows the debate
+with `council wait`, as the file says, and the host's next request hands it the DECISION's
+recommendation itself."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from fakemodel.installed import installed
+from fakemodel.sent import strings
 
 pytestmark = pytest.mark.realcli
 
@@ -190,3 +193,40 @@ def test_a_headless_host_without_its_setting_runs_no_council(real_cli, project, 
     run_host(cli, project, headless_argv(name, typed, extra, cli.setup.model))
     assert [r.outcome for r in cli.server.requests(name)][:1] == ["tool-call"]
     assert recorded_questions(project) == []
+
+
+# One per host: its slash command (codex: its skill) and the setting `skill install` prints.
+FOLLOWED = [entry[:4] for entry in HEADLESS if entry[1] != ".claude/skills/council/SKILL.md"]
+WAIT = "council wait last --timeout 100"  # the file's second step, the id found by `last`
+
+
+@pytest.mark.parametrize(
+    ("name", "relative", "typed", "extra"), FOLLOWED, ids=[entry[0] for entry in FOLLOWED]
+)
+def test_a_headless_host_follows_the_debate_and_hands_its_model_the_decision(
+    real_cli, project, name, relative, typed, extra
+):
+    cli = real_cli(name)
+    (project / "app.py").write_text("x = 1\n")
+    council(project, cli.environ, "skill", "install", "--host", name)
+    if name == "gemini":
+        policies = cli.home / ".gemini" / "policies"
+        policies.mkdir(parents=True)
+        (policies / "council.toml").write_text(GEMINI_POLICY)
+    start = start_command(project / relative, f"{PLAIN} --files app.py --sim")
+    cli.server.add_rule(client=name, contains="council", shell_commands=(start, WAIT))
+    done = run_host(cli, project, headless_argv(name, typed, extra, cli.setup.model))
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = list(project.glob(".scratchpad/*/result.json"))
+    assert len(results) == 1, done.stdout[-2000:]
+    result = json.loads(results[0].read_text(encoding="utf-8"))
+    assert (result["question"], result["status"]) == (PLAIN, "completed")
+    sent = cli.server.requests(name)
+    waited = [i for i, r in enumerate(sent) if r.tool_call and WAIT in str(r.tool_call)]
+    assert waited, [r.outcome for r in sent]
+    following = [r for r in sent[waited[0] + 1 :] if r.after_tool]
+    assert following, "the host sent its model nothing after `council wait`"
+    recommendation = result["decision"]["recommendation"]
+    assert any(recommendation in s for s in strings(following[0].body)), json.dumps(
+        following[0].body
+    )[-3000:]

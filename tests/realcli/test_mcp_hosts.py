@@ -10,7 +10,6 @@ the answer. What each host needs to run the tool headless is in `register`."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from fakemodel.installed import installed
+from fakemodel.sent import strings
 from project import Project
 
 pytestmark = pytest.mark.realcli
@@ -98,22 +98,6 @@ def host_argv(name: str, extra: list[str], model: str | None) -> list[str]:
     if name == "codex":
         return [binary, "exec", "--skip-git-repo-check", *extra, ASK]
     return [binary, "-p", ASK, *extra, *(["--model", model] if model else [])]
-
-
-def strings(value: Any) -> list[str]:
-    """Every string in a request body, and in any JSON inside one: a host may hand its model
-    the tool's structured content as JSON (codex after a "Wall time: ..." preamble)."""
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in strings(v)]
-    if not isinstance(value, str):
-        return []
-    found = [value]
-    if "{" in value:
-        with contextlib.suppress(ValueError):  # not JSON after all
-            found += strings(json.JSONDecoder().raw_decode(value, value.index("{"))[0])
-    return found
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini", "qwen"])
