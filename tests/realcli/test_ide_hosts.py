@@ -24,7 +24,9 @@ import pytest
 from fakemodel.installed import installed
 from fakemodel.sent import strings
 
-pytestmark = pytest.mark.realcli
+# A real host starts its own Node runtime and council (and its seats) inside it: ~30 s for
+# qwen alone on a quiet machine, so the suite's 60 s hang guard is too tight under -n 4.
+pytestmark = [pytest.mark.realcli, pytest.mark.timeout(240)]
 
 SKILL_LINE = "- council: Runs a structured debate between AI coding CLIs"
 

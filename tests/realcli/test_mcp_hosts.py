@@ -22,7 +22,9 @@ from fakemodel.installed import installed
 from fakemodel.sent import strings
 from project import Project
 
-pytestmark = pytest.mark.realcli
+# A real host starts its own Node runtime and council (and its seats) inside it: ~30 s for
+# qwen alone on a quiet machine, so the suite's 60 s hang guard is too tight under -n 4.
+pytestmark = [pytest.mark.realcli, pytest.mark.timeout(240)]
 
 QUESTION = "Should the sessions service cache in Redis or in Postgres?"
 ARGUMENTS = json.dumps({"question": QUESTION, "sim": True})
