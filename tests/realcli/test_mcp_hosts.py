@@ -136,3 +136,56 @@ def test_a_host_calls_council_over_mcp_and_hands_its_model_the_decision(
     assert any(recommendation in s for s in strings(following[0].body)), json.dumps(
         following[0].body
     )[-3000:]
+
+
+README = Path(__file__).parents[2] / "README.md"
+CONNECTED = {"claude": "Connected", "gemini": "Connected"}
+
+
+def readme_registration(name: str) -> list[str]:
+    """The README's `<host> mcp add council ...` line for host `name`, as argv."""
+    (line,) = [
+        line.split("#", 1)[0].split()
+        for line in README.read_text(encoding="utf-8").splitlines()
+        if line.strip().startswith(f"{name} mcp add council")
+    ]
+    return line
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+def test_the_readmes_registration_command_gives_the_host_a_working_council_server(
+    real_cli, tmp_path: Path, name: str
+):
+    cli = real_cli(name)
+    project = Project(tmp_path)
+    subprocess.run(["git", "init", "-q", str(project.root)], check=True)
+    # `council` on PATH, as a user's install puts it; the host's own environment otherwise.
+    environ = {**cli.environ, "PATH": f"{Path(sys.executable).parent}:{cli.environ['PATH']}"}
+    binary = str(installed(name).bin_dir / name)
+
+    def host(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [binary, *args],
+            cwd=project.root,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+
+    added = host(*readme_registration(name)[1:])
+    assert added.returncode == 0, added.stdout + added.stderr
+    # gemini runs no server of a folder it does not trust (the README's table says so);
+    # `mcp list` takes no --skip-trust, the variable it sets does the same.
+    if name == "gemini":
+        environ["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+    listed = host("mcp", "list")
+    shown = listed.stdout + listed.stderr
+    assert listed.returncode == 0 and "council" in shown, shown
+    # claude and gemini start each server to list it: council's answered.
+    if name in CONNECTED:
+        (line,) = [line for line in shown.splitlines() if "council" in line]
+        assert CONNECTED[name] in line, shown
+    else:  # codex lists what its config holds: council's command, as the README gave it
+        assert "council" in shown and "mcp" in shown, shown
