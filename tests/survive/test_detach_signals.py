@@ -70,4 +70,11 @@ def test_a_signal_during_the_hand_over_leaves_the_detached_run_going_on(tmp_path
     waited = project.run("wait", run_id, timeout=120)
     assert waited.returncode in (0, 6), waited.stderr
     assert state_of(project.record())["status"] == "completed"
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    wait_for(lambda: not alive(pid), timeout=30)  # it exits just after its last save
+
+
+def alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-from council.runner.confine import SUITE_ENV
-
 # What ends a run as Ctrl-C does: each is how a terminal session ends (its window closed:
 # SIGHUP; Ctrl-\: SIGQUIT; a logout or `kill`: SIGTERM).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -79,6 +77,8 @@ def stops_unheld() -> None:
 
 def pause(point: str) -> None:
     """The test suite's pause at `point` (see PAUSE_ENV); nothing anywhere else."""
+    from council.runner.confine import SUITE_ENV
+
     if os.environ.get(SUITE_ENV) != "1":
         return
     wanted, _, name = os.environ.get(PAUSE_ENV, "").partition(":")
