@@ -24,6 +24,7 @@ import psutil
 import pytest
 
 from council.errors import ExitCode
+from council.runner.environment import CALL_MARKER
 from project import QUESTION, Project, wait_for
 
 FAULTY = Path(__file__).with_name("faulty_cli.py")
@@ -480,10 +481,16 @@ def act(project: Project, fault: Fault, council: subprocess.Popen | None) -> Non
         return  # stays at the gate, stopped: its timeout ends it
     elif what == "kill-watchdog":
         assert council is not None
-        for child in psutil.Process(council.pid).children(recursive=True):
-            with contextlib.suppress(psutil.Error):
-                if "watchdog" in " ".join(child.cmdline()):
-                    child.kill()
+        # runner/watchdog.py: council's child, given council's call-marker prefix last.
+        marker = f"{CALL_MARKER}={council.pid}-"
+        dogs = [
+            child
+            for child in psutil.Process(council.pid).children()
+            if child.cmdline()[-1:] == [marker]
+        ]
+        assert dogs, "the watchdog should be running"
+        for dog in dogs:
+            dog.kill()
     elif what == "delete-rooms":
         cwd = Path(psutil.Process(seat).cwd())
         shutil.rmtree(cwd, ignore_errors=True)
