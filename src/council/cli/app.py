@@ -76,6 +76,13 @@ class CouncilGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and name != "mcp" and not ctx.resilient_parsing:
+            from council.panel.launch import stops_raise
+
+            # SIGTERM, SIGHUP and SIGQUIT end a command as Ctrl-C does (exit 130, `council:
+            # interrupted`), before a run starts too (a question read from a FIFO); a run
+            # drives its own handling. `council mcp` is its host's to stop.
+            ctx.with_resource(stops_raise())
         if command is not None:
             if takes_args_stdin(command) and not ctx.resilient_parsing:
                 rest = splice_stdin_args(rest)
@@ -105,13 +112,23 @@ class CouncilGroup(click.Group):
             _silence(sys.stdout)
             code = ExitCode.BROKEN_PIPE
         except OSError as exc:
-            if exc.errno not in (errno.EIO, errno.ENXIO):
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                # stdout on a full disk (`> /dev/full`, a quota, `ulimit -f`): no bug, and a
+                # run's result is safe in its record.
+                _silence(sys.stdout)
+                _say(
+                    f"council: cannot write {exc.filename or 'the output'}: {exc.strerror}; "
+                    "a run's result stays in its record (`council show last`)"
+                )
+                code = ExitCode.USAGE
+            elif exc.errno in (errno.EIO, errno.ENXIO):
+                # The terminal closed (its window, an ssh session): the run ended as Ctrl-C
+                # ends it (SIGHUP), and there is no one left to tell.
+                _silence(sys.stdout)
+                _silence(sys.stderr)
+                code = ExitCode.INTERRUPTED
+            else:
                 raise
-            # The terminal closed (its window, an ssh session): the run ended as Ctrl-C ends
-            # it (SIGHUP), and there is no one left to tell.
-            _silence(sys.stdout)
-            _silence(sys.stderr)
-            code = ExitCode.INTERRUPTED
         except Exception as exc:
             if _verbose(ctx):
                 raise

@@ -35,6 +35,7 @@ from council.errors import (
     RecordWriteError,
     UsageError,
 )
+from council.panel.launch import STOP_SIGNALS
 from council.progress import Progress
 from council.runner import proctree, reaper
 from council.runs.lock import RecordLock, RecordLocked, holder, is_held
@@ -42,9 +43,6 @@ from council.runs.record import Record, now_iso
 from council.runs.store import records
 
 TRACEBACK = "council.err"  # a bug's traceback, in the record
-# What ends a run as Ctrl-C does: each is how a terminal session ends (its window closed:
-# SIGHUP; Ctrl-\: SIGQUIT; a logout or `kill`: SIGTERM).
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 @dataclass

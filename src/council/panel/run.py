@@ -29,9 +29,10 @@ from council.context import (
 )
 from council.context.guard import ProjectGuard
 from council.context.roomdir import RoomDir
-from council.errors import CouncilError, ExitCode, RecordWriteError, UsageError
+from council.errors import CouncilError, ExitCode, InterruptedRun, RecordWriteError, UsageError
 from council.panel.calls import Tuning
 from council.panel.drive import run_to_end, take_over
+from council.panel.launch import Stopped, pause, stops_held, stops_raise, stops_unheld
 from council.panel.protocol import ENDED, RunProtocol, rendered
 from council.panel.state import RunState
 from council.progress import Progress
@@ -94,9 +95,57 @@ def detach(
     inherits the record's lock, so the run is never seen unowned. `council_args` are the
     global options (`--config`, `-v`) the detached council must run with."""
     cwd = cwd or Path.cwd()
-    ready = prepare(protocol, flags, config, progress, cwd=cwd)
-    progress.close_log()
-    return hand_over(ready.record, ready.lock, ready.state, cwd=cwd, council_args=council_args)
+    with stops_raise():
+        ready = _prepare_stoppably(protocol, flags, config, progress, cwd)
+        try:
+            progress.close_log()
+            pause("prepared")
+            with stops_held():
+                # From here a signal waits: once spawned, the detached run owns the record
+                # and goes on, whatever stops this launcher.
+                return hand_over(
+                    ready.record,
+                    ready.lock,
+                    ready.state,
+                    cwd=cwd,
+                    council_args=council_args,
+                    spawned=lambda: pause("handing-over"),
+                )
+        except Stopped:
+            if ready.state.pid is None:
+                _interrupt(ready, cwd)
+            rid = ready.record.id
+            progress.warn(f"{rid} goes on in the background; follow it with: council wait {rid}")
+            raise
+
+
+def _prepare_stoppably(
+    protocol: RunProtocol, flags: Any, config: Config, progress: Progress, cwd: Path
+) -> Prepared:
+    """`prepare` where a stop signal (`Stopped`, under `stops_raise`) ends the command and
+    leaves the record it made, if any, `interrupted` and resumable."""
+    ready = None
+    try:
+        plan, context = _gathered(protocol, flags, config, progress, cwd)
+        with stops_held():  # the signal waits until the record is whole
+            ready = _create(protocol, plan, context, progress, cwd)
+    except Stopped:
+        if ready is not None:
+            _interrupt(ready, cwd)
+        raise
+    return ready
+
+
+def _interrupt(ready: Prepared, cwd: Path) -> None:
+    """A record stopped before its run started: `interrupted`, resumable, unlocked."""
+    ready.state.status = "interrupted"
+    stopped = InterruptedRun(
+        f"interrupted before the run started; resume with: council resume {ready.record.id}"
+    )
+    with stops_held():
+        finish(ready.protocol, ready.record, ready.state, cwd, stopped)
+        ready.lock.release()
+    raise stopped from None
 
 
 def run_detached(
@@ -109,6 +158,7 @@ def run_detached(
     cwd: Path | None = None,
 ) -> Run:
     """The detached process's side of `detach`: run the prepared record."""
+    stops_unheld()  # spawned while its launcher held them back: a mask is inherited
     record = Record(record_path)
     state = protocol.state_type.from_json(record.read_json(STATE), record.path)
     ready = _prepared(protocol, record, state, RecordLock(lock_fd))
@@ -118,8 +168,17 @@ def run_detached(
 def prepare(
     protocol: RunProtocol, flags: Any, config: Config, progress: Progress, *, cwd: Path
 ) -> Prepared:
+    plan, context = _gathered(protocol, flags, config, progress, cwd)
+    with stops_held():  # a record is never left half-made by a signal: it waits for the end
+        return _create(protocol, plan, context, progress, cwd)
+
+
+def _gathered(
+    protocol: RunProtocol, flags: Any, config: Config, progress: Progress, cwd: Path
+) -> tuple[Any, RunContext]:
+    """PARSE + CONTEXT: the plan and its context, checked; bad input stops here, before any
+    record exists."""
     plan = protocol.resolve(flags, config, progress, cwd)
-    # PARSE + CONTEXT: bad input stops here, before any record exists.
     context = gather_context(
         plan.files,
         cwd=cwd,
@@ -139,6 +198,13 @@ def prepare(
         progress.warn(warning)
     if note := protection_note():
         progress.warn(note)
+    return plan, context
+
+
+def _create(
+    protocol: RunProtocol, plan: Any, context: RunContext, progress: Progress, cwd: Path
+) -> Prepared:
+    """The run's record, locked, holding its plan, context and first state."""
     record = Record.create(resolve_path(cwd, plan.scratchpad), kind=protocol.kind)
     lock = RecordLock.acquire(record.path)
     progress.log_to(record.file(PROGRESS))

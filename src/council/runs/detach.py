@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -66,10 +67,13 @@ def hand_over(
     *,
     cwd: Path,
     council_args: tuple[str, ...] = (),
+    spawned: Callable[[], None] = lambda: None,
 ) -> Record:
     """Run a prepared, locked record in a council of its own: start it, name its pid in the
-    state, and let go of our copy of the lock (the child's keeps the record locked)."""
+    state, and let go of our copy of the lock (the child's keeps the record locked).
+    `spawned` is called once the child runs, before its pid is saved."""
     state.pid = spawn_detached(record, lock, cwd=cwd, council_args=council_args)
+    spawned()
     record.save_state(state)
     lock.release()
     return record
