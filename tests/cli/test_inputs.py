@@ -6,17 +6,14 @@ a CLI reaches the user's terminal, the DECISION or another seat's prompt."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import stat
 import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
+from ordinary_user import as_ordinary_user
 from project import QUESTION, Project
 
 Setup = Callable[[Project], list[str]]
@@ -81,7 +78,7 @@ CASES: list[tuple[str, Setup, int, str]] = [
     ("state.json corrupt", corrupt_state(b"{not json"), 2, "state.json: cannot be read"),
     ("state.json empty", corrupt_state(b""), 2, "state.json: cannot be read"),
     ("state.json not an object", corrupt_state(b"[1, 2]"), 2, "not a run's state"),
-    ("state.json without a debate", corrupt_state(b"{}"), 2, "not a debate's state"),
+    ("state.json without a debate", corrupt_state(b"{}"), 2, "not a run's state (it has no"),
     ("a record without state.json", record_without_state, 2, "the record has no state.json"),
     ("council.yaml binary", config_file(b"\x00\x01\x02"), 4, "council.yaml: the config file is"),
     ("council.yaml not UTF-8", config_file(b"rounds: \xff\n"), 4, "is not UTF-8 text"),
@@ -107,40 +104,6 @@ def test_an_ordinary_mistake_is_one_line_and_its_exit_code(tmp_path, setup, code
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
     if argv[0] == "debate":  # refused before the run: no record is left behind
         assert {p.name for p in project.records()} == before
-
-
-def as_ordinary_user(project: Project, *args: str, home: Path) -> subprocess.CompletedProcess:
-    """council run by a user without root's power over permission bits: as root, the
-    project is handed to `nobody` and council runs as `nobody` (through `setpriv`, which
-    can start this interpreter where it lives under root's home)."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: cannot drop to an ordinary user")
-        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-        for path in [project.root, *project.root.rglob("*")]:
-            os.chown(path, 65534, 65534, follow_symlinks=False)
-    return subprocess.run(
-        [*prefix, *project.argv(*args)],
-        cwd=project.root,
-        env=project.env(HOME=str(home)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-@pytest.fixture
-def open_project() -> Iterator[Project]:
-    """A project in a directory any user may enter (pytest's tmp_path is private to root)."""
-    base = Path(tempfile.mkdtemp(prefix="council-inputs-"))
-    os.chmod(base, 0o755)
-    try:
-        yield Project(base)
-    finally:
-        shutil.rmtree(base)
 
 
 def test_an_unwritable_scratchpad_is_named_with_the_fix(open_project):

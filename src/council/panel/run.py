@@ -38,7 +38,7 @@ from council.progress import Progress
 from council.runs.detach import hand_over
 from council.runs.lock import RecordLock
 from council.runs.record import PROGRESS, STATE, Record
-from council.runs.store import read_state
+from council.runs.store import read_record_json, read_state
 
 CONTEXT_JSON = "context.json"
 
@@ -169,7 +169,11 @@ def resume(
 ) -> Run:
     """Continue an interrupted or failed run, reusing every reply already on disk."""
     cwd = cwd or Path.cwd()
-    lock = take_over(record, progress)
+    try:
+        lock = take_over(record, progress)
+    except UsageError:
+        read_state(record)  # a record that cannot be read is named so, not as a lock
+        raise
     try:
         state = protocol.state_type.from_json(read_state(record), record.path)
         protocol.plan_type.from_json(state.plan)
@@ -182,8 +186,20 @@ def resume(
     if state.status in ENDED:
         lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
-        return finish(protocol, record, state, cwd, None)
-    ready = _prepared(protocol, record, state, lock)
+        run = finish(protocol, record, state, cwd, None)
+        if isinstance(run.error, RecordWriteError):
+            # Resuming again would fail the same way: not an interrupted run, a record to fix.
+            raise UsageError(
+                f"{record.id} already ended, and {run.error.path} cannot be written "
+                f"({run.error.cause.strerror or run.error.cause}); its result is still shown by "
+                f"`council show {record.id}`"
+            )
+        return run
+    try:
+        ready = _prepared(protocol, record, state, lock)
+    except UsageError:
+        lock.release()
+        raise
     progress.log_to(record.file(PROGRESS))
     progress.info(protocol.resumed_line(state))
     state.status = "running"
@@ -193,7 +209,13 @@ def resume(
 def _prepared(protocol: RunProtocol, record: Record, state: RunState, lock: RecordLock) -> Prepared:
     """A prepared run again, from its record: the plan in its state, the context beside it."""
     plan = protocol.plan_type.from_json(state.plan)
-    context = RunContext.from_json(record.read_json(CONTEXT_JSON))
+    try:
+        context = RunContext.from_json(read_record_json(record, CONTEXT_JSON))
+    except (TypeError, KeyError, AttributeError, ValueError):
+        raise UsageError(
+            f"{record.file(CONTEXT_JSON)}: not a run's context (fields are missing or of the "
+            "wrong type); the record cannot be resumed"
+        ) from None
     return Prepared(protocol, plan, context, record, state, lock)
 
 
