@@ -79,7 +79,7 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
     "unreadable": lambda p: p.chmod(0),
 }
 # As root, permission bits hide nothing: these rows run as an ordinary user.
-AS_ORDINARY_USER = {"unreadable", "another user's"}
+AS_ORDINARY_USER = {"unreadable", "another user's", "read-only"}
 
 # Which commands read a file, and so must refuse it damaged; a damage a reader takes in its
 # stride (a torn transcript line is skipped, a missing result is built from the state) is
@@ -109,8 +109,18 @@ WHOLE: dict[str, tuple[int, str]] = {
 }
 
 
+# A read-only ended record (a CI artifact): reading it writes nothing into it, and what
+# must write there says where it could not.
+READ_ONLY: dict[str, tuple[int, str]] = {
+    "show --html": (2, "{file}report.html: Permission denied"),
+    "resume": (2, "{id}: the record is read-only, and resume writes into it"),
+}
+
+
 def expected(target: str, damage: str, command: str) -> tuple[int, str]:
     """The row's exit code and what stderr must hold (`{file}` stands for the damaged file)."""
+    if damage == "read-only":
+        return READ_ONLY.get(command, WHOLE[command])
     if command == "resume" and target in RESUME_REWRITES:
         breaks = damage in RESUME_REWRITES[target]
     else:
@@ -133,7 +143,7 @@ TARGETS = {
         f: [d for d in DAMAGES if not (d == "an unknown exit code" and f == "context.json")]
         for f in FILES
     },
-    RECORD: ["unreadable", "another user's"],
+    RECORD: ["unreadable", "another user's", "read-only"],
 }
 ROWS = [
     (kind, target, damage, command, *expected(target, damage, command))
@@ -162,6 +172,9 @@ def _damaged(whole: dict[str, Path], kind: str, target: str, damage: str) -> tup
     if target == RECORD:
         if damage == "unreadable":
             record.chmod(0)
+        if damage == "read-only":
+            for path in [*record.rglob("*"), record]:
+                path.chmod(0o555 if path.is_dir() else 0o444)
     else:
         DAMAGES[damage](record / target)
     return project, record

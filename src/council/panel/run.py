@@ -12,6 +12,7 @@ resume` continues from either.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,11 @@ def resume(
         lock = take_over(record, progress)
     except UsageError:
         read_state(record)  # a record that cannot be read is named so, not as a lock
+        if not all(os.access(p, os.W_OK) for p in (record.path, record.file("lock"))):
+            raise UsageError(
+                f"{record.path}: the record is read-only, and resume writes into it; make it "
+                f"writable (chmod -R u+w) or resume a copy of it"
+            ) from None
         raise
     try:
         state = protocol.state_type.from_json(read_state(record), record.path)
