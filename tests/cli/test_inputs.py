@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -286,3 +287,76 @@ def test_a_question_that_is_no_text_or_never_ends_is_refused_at_once(
     assert run.returncode == 2, run.stderr
     assert message in run.stderr.decode()
     assert project.records() == []
+
+
+# -- skill install into a home it cannot use ---------------------------------------------------
+
+
+def _manifest(project: Project) -> Path:
+    return project.home / ".local" / "share" / "council" / "installed.json"
+
+
+def manifest_is(content: bytes | None) -> Callable[[Project], None]:
+    def setup(project: Project) -> None:
+        _manifest(project).parent.mkdir(parents=True)
+        if content is None:
+            _manifest(project).mkdir()
+        else:
+            _manifest(project).write_bytes(content)
+
+    return setup
+
+
+SKILL_CASES: list[tuple[str, Callable[[Project], None], str]] = [
+    ("a manifest that is a directory", manifest_is(None), "cannot read council's manifest"),
+    ("a manifest of garbage JSON", manifest_is(b"{x"), "not a manifest council can read"),
+    ("a manifest of the wrong shape", manifest_is(b'{"files": [1]}'), "not a manifest council"),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"), [c[1:] for c in SKILL_CASES], ids=[c[0] for c in SKILL_CASES]
+)
+def test_skill_install_with_a_manifest_it_did_not_expect_is_a_usage_error(tmp_path, setup, message):
+    project = Project(tmp_path)
+    setup(project)
+    run = project.run("skill", "install", "--host", "claude", "--scope", "user")
+    assert run.returncode == 2, run.stderr
+    assert f"{_manifest(project)}: {message}" in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert not (project.home / ".claude").exists()
+
+
+def test_skill_install_into_a_read_only_home_names_it_and_writes_nothing(open_project):
+    home = open_project.root / "home"
+    home.mkdir(mode=0o555)
+    run = as_ordinary_user(
+        open_project, "skill", "install", "--host", "claude", "--scope", "user", home=home
+    )
+    assert run.returncode == 2, run.stderr
+    assert f"{home} is read-only; nothing was written" in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert list(home.iterdir()) == []
+
+
+def test_without_home_council_writes_nothing_outside_the_project(tmp_path):
+    project = Project(tmp_path)
+    env = {k: v for k, v in project.env().items() if k != "HOME"}
+    user = subprocess.run(
+        project.argv("skill", "install", "--host", "claude", "--scope", "user"),
+        cwd=project.root, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert user.returncode == 2, user.stderr
+    assert "HOME is not set: set it, or install into the project (--scope project)" in user.stderr
+    for argv in (
+        ("skill", "install", "--host", "claude", "--scope", "project"),
+        ("debate", QUESTION, "--sim"),
+        ("list",),
+    ):
+        run = subprocess.run(
+            project.argv(*argv), cwd=project.root, env=env, capture_output=True, text=True,
+            timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert run.returncode == 0, (argv, run.stderr)
+    assert (project.root / ".claude" / "commands" / "debate.md").is_file()
+    assert list(project.home.iterdir()) == []  # nor in the home it would have had

@@ -174,7 +174,9 @@ def resume(
         lock = take_over(record, progress)
     except UsageError:
         read_state(record)  # a record that cannot be read is named so, not as a lock
-        if not all(os.access(p, os.W_OK) for p in (record.path, record.file("lock"))):
+        if any(
+            p.exists() and not os.access(p, os.W_OK) for p in (record.path, record.file("lock"))
+        ):
             raise UsageError(
                 f"{record.path}: the record is read-only, and resume writes into it; make it "
                 f"writable (chmod -R u+w) or resume a copy of it"
