@@ -41,9 +41,9 @@ SHOWING = frozenset({"show", "show --md", "show --json", "show --html", "wait"})
 def _wrong_types(path: Path) -> None:
     if path.suffix == ".json":
         value = json.loads(path.read_text())
-        for key in ("status", "plan", "round", "seats", "calls", "exit_code", "decision"):
-            if key in value:
-                value[key] = [1]
+        keys = {"status", "plan", "round", "seats", "calls", "exit_code", "decision"} & set(value)
+        for key in keys or value:  # a file without those (context.json): every field
+            value[key] = [1] if keys else 3
         path.write_text(json.dumps(value))
     else:
         path.write_text('[1]\n"text"\n{"kind": 3, "meta": [], "action": true}\n')
@@ -218,4 +218,24 @@ def test_a_damaged_record_is_named_by_every_command(
         for path in record.rglob("*"):
             if not path.is_symlink():
                 path.chmod(0o700)
+        shutil.rmtree(project.root.parent)
+
+
+# An ended run's context is in its state; an interrupted one's resume reads `context.json`.
+CONTEXT_DAMAGES = [d for d in DAMAGES if d not in ("an unknown exit code", "unreadable")]
+
+
+@pytest.mark.parametrize("kind", ["debate", "review"])
+@pytest.mark.parametrize("damage", CONTEXT_DAMAGES)
+def test_resume_of_an_interrupted_run_names_a_damaged_context(whole, monkeypatch, kind, damage):
+    project, record = _damaged(whole, kind, "context.json", damage)
+    try:
+        state = json.loads((record / "state.json").read_text())
+        state.update(status="interrupted", exit_code=130, finished_at=None)
+        (record / "state.json").write_text(json.dumps(state))
+        code, stderr, _ = _in_process(project, ["resume", record.name], monkeypatch)
+        assert code == 2, stderr
+        assert f"{record.name}/context.json: " in stderr
+        assert "Traceback" not in stderr and "internal error" not in stderr
+    finally:
         shutil.rmtree(project.root.parent)
