@@ -239,3 +239,27 @@ def test_resume_of_an_interrupted_run_names_a_damaged_context(whole, monkeypatch
         assert "Traceback" not in stderr and "internal error" not in stderr
     finally:
         shutil.rmtree(project.root.parent)
+
+
+# The in-process rows hold for an ordinary user too: a sample of them, run as one.
+SAMPLE = [r for r in ROWS if r[1] in ("state.json", "result.json") and r[2] == "{x"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "target", "damage", "command", "code", "message"),
+    SAMPLE,
+    ids=[f"{r[0]}-{r[1]}-{r[2]}-{r[3]}" for r in SAMPLE],
+)
+def test_a_damaged_record_is_named_so_for_an_ordinary_user_too(
+    whole, kind, target, damage, command, code, message
+):
+    project, record = _damaged(whole, kind, target, damage)
+    try:
+        words = command.split()
+        argv = [words[0], *([] if words[0] == "list" else [record.name]), *words[1:]]
+        run = as_ordinary_user(project, *argv, home=project.home)
+        assert run.returncode == code, run.stderr
+        assert message.format(id=record.name, file=f"{record.name}/") in run.stderr
+        assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    finally:
+        shutil.rmtree(project.root.parent)
