@@ -263,3 +263,20 @@ def test_a_damaged_record_is_named_so_for_an_ordinary_user_too(
         assert "Traceback" not in run.stderr and "internal error" not in run.stderr
     finally:
         shutil.rmtree(project.root.parent)
+
+
+@pytest.mark.parametrize("damage", ["unreadable", "another user's"])
+def test_a_record_this_user_cannot_read_stops_no_new_run(whole, damage):
+    project, record = _damaged(whole, "debate", RECORD, damage)
+    try:
+        foreign = [record] if damage == "another user's" else []
+        run = as_ordinary_user(
+            project, "debate", QUESTION, "--sim", home=project.home, foreign=foreign
+        )
+        # 3 where this user cannot start the simulator's interpreter: the run started.
+        assert run.returncode in (0, 3), run.stderr
+        assert "setup (SIMULATED)" in run.stderr and record.name not in run.stderr
+        assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    finally:
+        record.chmod(0o700)
+        shutil.rmtree(project.root.parent)
