@@ -15,6 +15,7 @@ import pytest
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 from council.runner.environment import CALL_MARKER
+from ordinary_user import open_project  # noqa: F401 - a fixture for every test module
 
 # The test-only confinement switches count only under the suite (runner/confine.py): here,
 # and in every council a test starts with this process's environment.

@@ -31,18 +31,17 @@ def write_output(path: Path, text: str) -> None:
     one) is replaced atomically with the umask's mode, a symlink is followed (its target is
     replaced, the link stays), and a device or FIFO (`/dev/stdout`, `/dev/null`, a pipe) is
     written in place, never replaced by a file. A directory is an IsADirectoryError."""
-    target = Path(os.path.realpath(path))
     try:
-        kind = os.stat(target).st_mode
+        kind = os.stat(path).st_mode  # through symlinks: /dev/stdout is one to a pipe's fd
     except FileNotFoundError:
         kind = None
     if kind is not None and stat.S_ISDIR(kind):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     if kind is not None and not stat.S_ISREG(kind):
-        with open(target, "w", encoding="utf-8") as handle:
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         return
-    write_private(target, text, mode=0o666)
+    write_private(Path(os.path.realpath(path)), text, mode=0o666)
 
 
 def write_json(path: Path, value: Any, *, compact: bool = False) -> None:

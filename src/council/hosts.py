@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,14 +92,23 @@ def _host_dir(
         return project / where
     if env and environ.get(env):
         return Path(environ[env]).expanduser()
-    return Path(where.replace("~", environ.get("HOME", "~"), 1)).expanduser()
+    return Path(where.replace("~", str(_home(environ)), 1))
+
+
+def _home(environ: Mapping[str, str]) -> Path:
+    """The user's home as the environment names it. Unset, it is a usage error: the home of
+    the user id (`~` of the password database) may be another's under `sudo` or in a
+    container, and council writes no user files where the user did not point."""
+    home = environ.get("HOME")
+    if not home:
+        raise UsageError("HOME is not set: set it, or install into the project (--scope project)")
+    return Path(home)
 
 
 def manifest_path(scope: str, project: Path, environ: Mapping[str, str]) -> Path:
     if scope == "project":
         return project / ".council" / "installed.json"
-    home = Path(environ.get("HOME", "~")).expanduser()
-    data = Path(environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    data = Path(environ.get("XDG_DATA_HOME") or _home(environ) / ".local" / "share")
     return data / "council" / "installed.json"
 
 
@@ -109,11 +119,37 @@ def _digest(data: bytes) -> str:
 def _load(manifest: Path) -> dict[str, dict[str, str]]:
     """path -> {host, sha256, base} of every file council installed in this scope."""
     try:
-        return json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        files = json.loads(manifest.read_text(encoding="utf-8"))["files"]
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise UsageError(f"{manifest}: cannot read council's manifest ({exc.strerror})") from None
     except (ValueError, KeyError, TypeError):
-        raise UsageError(f"{manifest}: not a manifest council can read; move it away") from None
+        files = None
+    fields = ("host", "sha256", "base")
+    if not isinstance(files, dict) or not all(
+        isinstance(e, dict) and all(isinstance(e.get(f), str) for f in fields)
+        for e in files.values()
+    ):
+        raise UsageError(f"{manifest}: not a manifest council can read; move it away")
+    return files
+
+
+def writable(paths: Sequence[Path]) -> None:
+    """A `UsageError` naming the first of `paths` that cannot be written (its nearest existing
+    folder is read-only, or it is a folder), before anything is written."""
+    for path in paths:
+        if path.is_dir():
+            raise UsageError(f"{path} is a directory where council would write a file")
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"cannot write {path}: {folder} is a file, not a folder")
+        if (path.exists() and not os.access(path, os.W_OK)) or not os.access(
+            folder, os.W_OK | os.X_OK
+        ):
+            raise UsageError(f"cannot write {path}: {folder} is read-only; nothing was written")
 
 
 def _save(manifest: Path, files: Mapping[str, Mapping[str, str]]) -> None:
@@ -155,6 +191,7 @@ def install(
     if blocked and not force:
         listed = ", ".join(str(b) for b in blocked)
         raise UsageError(f"not overwriting files council did not write: {listed}; add --force")
+    writable([*(p.target for p in planned), manifest])
     written = []
     for p in planned:
         data = p.source.read_bytes()

@@ -6,17 +6,15 @@ a CLI reaches the user's terminal, the DECISION or another seat's prompt."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import stat
 import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from ordinary_user import as_ordinary_user
 from project import QUESTION, Project
 
 Setup = Callable[[Project], list[str]]
@@ -81,7 +79,7 @@ CASES: list[tuple[str, Setup, int, str]] = [
     ("state.json corrupt", corrupt_state(b"{not json"), 2, "state.json: cannot be read"),
     ("state.json empty", corrupt_state(b""), 2, "state.json: cannot be read"),
     ("state.json not an object", corrupt_state(b"[1, 2]"), 2, "not a run's state"),
-    ("state.json without a debate", corrupt_state(b"{}"), 2, "not a debate's state"),
+    ("state.json without a debate", corrupt_state(b"{}"), 2, "not a run's state (it has no"),
     ("a record without state.json", record_without_state, 2, "the record has no state.json"),
     ("council.yaml binary", config_file(b"\x00\x01\x02"), 4, "council.yaml: the config file is"),
     ("council.yaml not UTF-8", config_file(b"rounds: \xff\n"), 4, "is not UTF-8 text"),
@@ -107,40 +105,6 @@ def test_an_ordinary_mistake_is_one_line_and_its_exit_code(tmp_path, setup, code
     assert "Traceback" not in run.stderr and "internal error" not in run.stderr
     if argv[0] == "debate":  # refused before the run: no record is left behind
         assert {p.name for p in project.records()} == before
-
-
-def as_ordinary_user(project: Project, *args: str, home: Path) -> subprocess.CompletedProcess:
-    """council run by a user without root's power over permission bits: as root, the
-    project is handed to `nobody` and council runs as `nobody` (through `setpriv`, which
-    can start this interpreter where it lives under root's home)."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: cannot drop to an ordinary user")
-        prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-        for path in [project.root, *project.root.rglob("*")]:
-            os.chown(path, 65534, 65534, follow_symlinks=False)
-    return subprocess.run(
-        [*prefix, *project.argv(*args)],
-        cwd=project.root,
-        env=project.env(HOME=str(home)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-@pytest.fixture
-def open_project() -> Iterator[Project]:
-    """A project in a directory any user may enter (pytest's tmp_path is private to root)."""
-    base = Path(tempfile.mkdtemp(prefix="council-inputs-"))
-    os.chmod(base, 0o755)
-    try:
-        yield Project(base)
-    finally:
-        shutil.rmtree(base)
 
 
 def test_an_unwritable_scratchpad_is_named_with_the_fix(open_project):
@@ -323,3 +287,76 @@ def test_a_question_that_is_no_text_or_never_ends_is_refused_at_once(
     assert run.returncode == 2, run.stderr
     assert message in run.stderr.decode()
     assert project.records() == []
+
+
+# -- skill install into a home it cannot use ---------------------------------------------------
+
+
+def _manifest(project: Project) -> Path:
+    return project.home / ".local" / "share" / "council" / "installed.json"
+
+
+def manifest_is(content: bytes | None) -> Callable[[Project], None]:
+    def setup(project: Project) -> None:
+        _manifest(project).parent.mkdir(parents=True)
+        if content is None:
+            _manifest(project).mkdir()
+        else:
+            _manifest(project).write_bytes(content)
+
+    return setup
+
+
+SKILL_CASES: list[tuple[str, Callable[[Project], None], str]] = [
+    ("a manifest that is a directory", manifest_is(None), "cannot read council's manifest"),
+    ("a manifest of garbage JSON", manifest_is(b"{x"), "not a manifest council can read"),
+    ("a manifest of the wrong shape", manifest_is(b'{"files": [1]}'), "not a manifest council"),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"), [c[1:] for c in SKILL_CASES], ids=[c[0] for c in SKILL_CASES]
+)
+def test_skill_install_with_a_manifest_it_did_not_expect_is_a_usage_error(tmp_path, setup, message):
+    project = Project(tmp_path)
+    setup(project)
+    run = project.run("skill", "install", "--host", "claude", "--scope", "user")
+    assert run.returncode == 2, run.stderr
+    assert f"{_manifest(project)}: {message}" in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert not (project.home / ".claude").exists()
+
+
+def test_skill_install_into_a_read_only_home_names_it_and_writes_nothing(open_project):
+    home = open_project.root / "home"
+    home.mkdir(mode=0o555)
+    run = as_ordinary_user(
+        open_project, "skill", "install", "--host", "claude", "--scope", "user", home=home
+    )
+    assert run.returncode == 2, run.stderr
+    assert f"{home} is read-only; nothing was written" in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert list(home.iterdir()) == []
+
+
+def test_without_home_council_writes_nothing_outside_the_project(tmp_path):
+    project = Project(tmp_path)
+    env = {k: v for k, v in project.env().items() if k != "HOME"}
+    user = subprocess.run(
+        project.argv("skill", "install", "--host", "claude", "--scope", "user"),
+        cwd=project.root, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert user.returncode == 2, user.stderr
+    assert "HOME is not set: set it, or install into the project (--scope project)" in user.stderr
+    for argv in (
+        ("skill", "install", "--host", "claude", "--scope", "project"),
+        ("debate", QUESTION, "--sim"),
+        ("list",),
+    ):
+        run = subprocess.run(
+            project.argv(*argv), cwd=project.root, env=env, capture_output=True, text=True,
+            timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert run.returncode == 0, (argv, run.stderr)
+    assert (project.root / ".claude" / "commands" / "debate.md").is_file()
+    assert list(project.home.iterdir()) == []  # nor in the home it would have had

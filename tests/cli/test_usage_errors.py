@@ -39,6 +39,13 @@ CASES = [
     (["debate", "q", "--sim", "--files", "nope.py"], 2, "nope.py: no such file"),
     (["debate", "q", "--sim", "--timeout", "sim=abc"], 2, "'abc' is not a number of seconds"),
     (["debate", "q", "--sim", "--timeout", "sim=nan"], 2, "'nan' is not a number of seconds"),
+    # Under a second no CLI answers, and the plan keeps it: every resume would fail alike.
+    (
+        ["debate", "q", "--sim", "--timeout", "sim=1e-9"],
+        2,
+        "'1e-9' is not a number of seconds from 1",
+    ),
+    (["review", "--files", "a.py", "--sim", "--timeout", "sim=0.5"], 2, "from 1 to 86400"),
     (["debate", "q", "--sim", "--timeout", "codex=60"], 2, "codex, which has no seat"),
     (["debate", "q", "--sim", "--advocate", "claude"], 2, "names a real CLI: drop --sim"),
     (["debate", "q", "--sim", "--timeout", "sim"], 2, "bad --timeout value 'sim'"),

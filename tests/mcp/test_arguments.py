@@ -115,7 +115,7 @@ def test_the_values_of_pairs_are_bounded_as_the_plan_checks_them():
     from council.panel.seat import timeouts_by_cli
 
     timeouts = arm(tool_schemas()["debate"]["properties"]["timeouts"])["additionalProperties"]
-    assert timeouts == {"type": "number", "exclusiveMinimum": 0, "maximum": 86_400}
+    assert timeouts == {"type": "number", "minimum": 1, "maximum": 86_400}
     assert timeouts_by_cli(["sim=86400"]) == {"sim": 86_400}
     for refused in ("sim=0", "sim=86400.5"):
         with pytest.raises(UsageError, match="is not a number of seconds"):

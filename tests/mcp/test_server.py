@@ -65,7 +65,7 @@ async def test_the_tools_take_the_debate_flags_as_typed_validated_arguments(proj
     assert timeouts["type"] == "object"
     assert timeouts["additionalProperties"] == {
         "type": "number",
-        "exclusiveMinimum": 0,
+        "minimum": 1,
         "maximum": 86_400,
     }
     assert schema_of(properties["models"])["additionalProperties"]["type"] == "string"
@@ -275,7 +275,7 @@ async def test_bad_input_and_unknown_ids_are_tool_errors_with_councils_message(p
     assert rounds.is_error and "rounds" in text(rounds)
     assert "less than or equal to 5" in text(rounds)
     assert effort.is_error and "effort" in text(effort)
-    assert timeouts.is_error and "greater than 0" in text(timeouts)
+    assert timeouts.is_error and "greater than or equal to 1" in text(timeouts)
     # council's own checks, with the message the CLI prints.
     assert missing.is_error and "nope.py: no such file" in text(missing)
     assert preset.is_error and "unknown preset 'fast'" in text(preset)

@@ -93,3 +93,104 @@ def test_a_detached_debate_refuses_an_output_it_could_never_write(tmp_path):
     run = project.run("debate", QUESTION, "--sim", "--detach", "--output", "out.md")
     assert run.returncode == 2 and "--output with --detach" in run.stderr
     assert project.records() == []  # refused before anything started
+
+
+# -- the --output target matrix: each kind of target x each command that takes --output ------
+
+RESULT_MARK = "simulated"  # in every form of a simulated result: its title, its JSON
+
+
+def _prepare(project: Project, target: str) -> tuple[str, Path | None]:
+    """The `--output` argument for `target`, and the file that must end up holding the result
+    (None: none to check, a device)."""
+    root = project.root
+    if target == "a regular file":
+        (root / "out.md").write_text("old\n")
+        return "out.md", root / "out.md"
+    if target == "a symlink":
+        (root / "real").mkdir()
+        (root / "real" / "out.md").write_text("old\n")
+        (root / "out.md").symlink_to(root / "real" / "out.md")
+        return "out.md", root / "real" / "out.md"
+    if target == "a FIFO":
+        os.mkfifo(root / "pipe")
+        return "pipe", None
+    if target == "a directory":
+        (root / "folder").mkdir()
+        return "folder", None
+    if target == "an input file":
+        return "app.py", None
+    return target, None  # /dev/null, /dev/stdout
+
+
+COMMANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # command -> (what runs first, the command given --output)
+    "debate": ((), ("debate", QUESTION, "--sim", "--files", "app.py")),
+    "review": ((), ("review", "--files", "app.py", "--sim")),
+    "resume a debate": (("debate", QUESTION, "--sim", "--files", "app.py"), ("resume", "last")),
+    "resume a review": (("review", "--files", "app.py", "--sim"), ("resume", "last")),
+    "debate --detach": ((), ("debate", QUESTION, "--sim", "--files", "app.py", "--detach")),
+    "review --detach": ((), ("review", "--files", "app.py", "--sim", "--detach")),
+}
+TARGETS = (
+    "a regular file",
+    "a symlink",
+    "/dev/null",
+    "/dev/stdout",
+    "a FIFO",
+    "a directory",
+    "an input file",
+)
+
+
+def output_expected(command: str, target: str) -> tuple[int, str]:
+    if target == "a directory":
+        return 2, "is a directory"
+    if target == "an input file":
+        return 2, "would be overwritten"
+    if command == "debate --detach":
+        return 2, "--output with --detach"
+    if command == "review --detach" and target == "/dev/stdout":
+        return 2, "with --detach: the run ends in the background"
+    return 0, ""
+
+
+OUTPUT_ROWS = [(c, t, *output_expected(c, t)) for c in COMMANDS for t in TARGETS]
+
+
+@pytest.mark.parametrize(
+    ("command", "target", "code", "message"),
+    OUTPUT_ROWS,
+    ids=[f"{c}-{t}" for c, t, *_ in OUTPUT_ROWS],
+)
+def test_output_writes_like_a_redirection_or_is_refused(tmp_path, command, target, code, message):
+    project = Project(tmp_path)
+    first, argv = COMMANDS[command]
+    if first:
+        assert project.run(*first).returncode == 0
+    before = (project.root / "app.py").read_text()
+    given, holder = _prepare(project, target)
+    got: list[str] = []
+    reader = None
+    if target == "a FIFO" and code == 0:
+        reader = threading.Thread(target=lambda: got.append((project.root / given).read_text()))
+        reader.start()
+    run = project.run(*argv, "--output", given)
+    if command.endswith("--detach") and run.returncode == 0:
+        run_id = run.stdout.split()[0]
+        assert project.run("wait", run_id).returncode == 0
+    if reader is not None:
+        reader.join(timeout=60)
+        assert got and RESULT_MARK in got[0].lower()
+        assert stat.S_ISFIFO((project.root / given).stat().st_mode)
+    assert run.returncode == code, run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert (project.root / "app.py").read_text() == before  # no input is ever written
+    if holder is not None:  # the result, or (refused) what was there before
+        assert (RESULT_MARK in holder.read_text().lower()) == (code == 0)
+    if target == "a symlink":
+        assert (project.root / "out.md").is_symlink()
+    if target == "/dev/stdout" and code == 0:
+        assert run.stdout.lower().count(RESULT_MARK) >= 1
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

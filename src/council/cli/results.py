@@ -6,6 +6,7 @@ on stderr; and `--output`, checked before any CLI runs and written at the end.""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,10 @@ def check_output(output: Path | None, files: tuple[str, ...], question: str) -> 
     """Before any CLI runs: --output must be writable, and never one of the inputs."""
     if output is None:
         return
+    if _written_in_place(output.expanduser()):
+        if not os.access(output.expanduser(), os.W_OK):
+            raise UsageError(f"--output {output}: not writable")
+        return
     target = output.expanduser().resolve()
     folder = target.parent
     if not folder.is_dir():
@@ -83,6 +88,25 @@ def check_output(output: Path | None, files: tuple[str, ...], question: str) -> 
             f"--output {output} is one of the run's own inputs and would be overwritten; "
             "write the result somewhere else"
         )
+
+
+def own_descriptor(output: Path) -> bool:
+    """`/dev/stdout` and its kin: this process's own descriptors, which a run detached into the
+    background no longer shares with the caller."""
+    name = str(output)
+    return name in ("/dev/stdout", "/dev/stderr", "/dev/tty") or name.startswith(
+        ("/dev/fd/", "/proc/self/fd/")
+    )
+
+
+def _written_in_place(path: Path) -> bool:
+    """A device or FIFO (`/dev/stdout`, `/dev/null`, a named pipe): written as it is, never
+    replaced, whatever folder it is in."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _write_output(output: Path, text: str) -> None:

@@ -4,6 +4,7 @@ or above `--fail-on` has a majority's support."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -17,9 +18,9 @@ from council.cli.app import (
     output_options,
 )
 from council.cli.options import flag_options
-from council.cli.results import emit_run
+from council.cli.results import emit_run, own_descriptor
 from council.cli.typedargs import args_stdin_option
-from council.errors import ExitCode
+from council.errors import ExitCode, UsageError
 from council.review.flags import ReviewFlags
 
 
@@ -58,6 +59,11 @@ def review(state: CliState, as_json: bool, detach: bool, **given: Any) -> ExitCo
     flags = ReviewFlags(format=chosen, **given)
     config = state.config()
     if detach:
+        if flags.output is not None and own_descriptor(Path(flags.output)):
+            raise UsageError(
+                f"--output {flags.output} with --detach: the run ends in the background, where "
+                "that is no longer yours; write a file, or use `council wait ID > FILE`"
+            )
         return detach_run(state, REVIEW, flags, config, as_json)
     collect_from_now()
     return emit_run(start(REVIEW, flags, config, state.progress()), chosen)

@@ -3,6 +3,7 @@ command a detached run executes. A run is named by its id, any unique prefix of 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,7 @@ from council.cli.app import CliState, cli, collect_from_now, output_options
 from council.cli.debate import json_option, output_option
 from council.cli.options import FiniteRange
 from council.cli.results import check_output, emit, emit_run
-from council.errors import ExitCode, UsageError
+from council.errors import ExitCode, RecordWriteError, UsageError
 
 if TYPE_CHECKING:
     from council.runs.record import Record
@@ -67,11 +68,12 @@ def wait(
 
     Example: council wait last --timeout 100
     """
-    from council.panel.protocol import load_result
+    from council.panel.protocol import load_result, reading_result
     from council.protocols import protocol_of
     from council.runs.store import (
         new_progress_lines,
         read_state,
+        recorded_exit,
         seat_counts,
         status_line,
         summarize,
@@ -104,23 +106,29 @@ def wait(
         )
         code = ExitCode.INTERRUPTED
     else:
-        code = ExitCode(run_state.get("exit_code") or 0)
+        code = recorded_exit(record, run_state)
     protocol = protocol_of(record)
     form = "json" if as_json else protocol.default_form(run_state.get("plan") or {})
-    return emit(protocol, load_result(protocol, record, run_state), code, error, form=form)
+    result = load_result(protocol, record, run_state)
+    with reading_result(record, run_state):
+        return emit(protocol, result, code, error, form=form)
 
 
 def _read_cursor(path: Path) -> int:
     try:
-        return int(path.read_text().strip() or 0)
-    except (FileNotFoundError, ValueError):
+        return max(0, int(path.read_text().strip() or 0))
+    except (OSError, ValueError):
         return 0
 
 
 def _write_cursor(path: Path, cursor: int) -> None:
+    """Remember how far `wait` printed, when the record lets us: a record that is read-only
+    (a CI artifact, another user's) is only read, and a later `wait` prints from the start
+    (or from --since)."""
     from council.atomicio import write_private
 
-    write_private(path, f"{cursor}\n")
+    with contextlib.suppress(OSError):
+        write_private(path, f"{cursor}\n")
 
 
 @cli.command()
@@ -211,7 +219,7 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
 
     Example: council show last --html
     """
-    from council.panel.protocol import load_result, rendered
+    from council.panel.protocol import load_result, reading_result, rendered
     from council.protocols import protocol_of
     from council.runs.store import read_state, settled_state
 
@@ -225,10 +233,20 @@ def show(state: CliState, run_id: str, form: str, scratchpad: str | None) -> Exi
         # Here, not at the top: Jinja2 and the report stay out of `council --version`.
         from council.report.page import REPORT
 
-        protocol.write_report(record, result, run_state)
+        with reading_result(record, run_state):
+            try:
+                protocol.write_report(record, result, run_state)
+            except RecordWriteError as exc:
+                raise UsageError(
+                    f"cannot write the page {exc.path}: {exc.cause.strerror or exc.cause}; "
+                    "nothing else was written: copy the record somewhere writable and run "
+                    "`council show <copy> --html` there"
+                ) from None
         click.echo(record.display() + REPORT)
     else:
-        click.echo(rendered(protocol, result, form), nl=False)
+        with reading_result(record, run_state):
+            text = rendered(protocol, result, form)
+        click.echo(text, nl=False)
     return ExitCode.OK
 
 

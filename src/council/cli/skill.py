@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from council.cli.app import cli
-from council.errors import ExitCode
+from council.errors import ExitCode, UsageError
 
 
 class HostChoice(click.Choice):
@@ -86,7 +86,10 @@ def install(host: str, scope: str, force: bool) -> ExitCode:
     from council.hosts import install as install_files
 
     targets = _targets(host)
-    written, removed = install_files(targets, scope, _project(), os.environ, force=force)
+    try:
+        written, removed = install_files(targets, scope, _project(), os.environ, force=force)
+    except OSError as exc:  # a race with `writable`'s check, a full disk
+        raise UsageError(f"cannot write {exc.filename}: {exc.strerror}") from None
     for path in written:
         click.echo(f"wrote {_shown(path)}")
     for path in removed:
@@ -113,7 +116,10 @@ def uninstall(host: str, scope: str, force: bool) -> ExitCode:
     """
     from council.hosts import uninstall as uninstall_files
 
-    removed, kept = uninstall_files(_targets(host), scope, _project(), os.environ, force=force)
+    try:
+        removed, kept = uninstall_files(_targets(host), scope, _project(), os.environ, force=force)
+    except OSError as exc:
+        raise UsageError(f"cannot remove {exc.filename}: {exc.strerror}") from None
     for path in removed:
         click.echo(f"removed {_shown(path)}")
     for path in kept:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from council import docs_url
 from council.options import option, switch
 
+MIN_TIMEOUT_S = 1
 MAX_TIMEOUT_S = 86_400  # a day: anything longer is a typo, and `inf` would never end
 EFFORTS = ("low", "medium", "high", "xhigh")  # what --effort takes (a seat spec takes more)
 
@@ -45,8 +46,9 @@ class RunFlags:
         metavar="CLI=SECONDS[,...]",
         pair="=",
         numbers=True,
-        low=0,
-        above=True,
+        # As a config's `timeout_s`: under a second no CLI answers, and the plan keeps it, so
+        # every resume of the run would fail the same way.
+        low=MIN_TIMEOUT_S,
         high=MAX_TIMEOUT_S,
         example=("codex", 900),
     )

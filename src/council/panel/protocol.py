@@ -9,11 +9,12 @@ records through it without loading what runs a debate.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from council.runs.store import stored_or_built_result
+from council.runs.store import damaged_result, stored_or_built_result, stored_result
 
 if TYPE_CHECKING:
     from council.config import Config
@@ -92,6 +93,19 @@ def load_result(protocol: RunProtocol, record: Record, state: dict[str, Any]) ->
         return protocol.state_type.from_json(data, record.path)
 
     return stored_or_built_result(record, state, protocol.kind, parse, protocol.build_result)
+
+
+@contextmanager
+def reading_result(record: Record, state: dict[str, Any]) -> Iterator[None]:
+    """Around what reads a record's result: a `result.json` the run wrote but something else
+    changed (a field missing or of the wrong type) is a `UsageError` naming it, never a crash;
+    a result built from the state is the protocol's own, and a failure there a bug."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        if not stored_result(record, state):
+            raise
+        raise damaged_result(record, f"{type(exc).__name__}: {exc}") from None
 
 
 def rendered(protocol: RunProtocol, result: dict[str, Any], form: str) -> str:

@@ -12,6 +12,7 @@ resume` continues from either.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ from council.progress import Progress
 from council.runs.detach import hand_over
 from council.runs.lock import RecordLock
 from council.runs.record import PROGRESS, STATE, Record
-from council.runs.store import read_state
+from council.runs.store import read_record_json, read_state
 
 CONTEXT_JSON = "context.json"
 
@@ -235,7 +236,18 @@ def resume(
 ) -> Run:
     """Continue an interrupted or failed run, reusing every reply already on disk."""
     cwd = cwd or Path.cwd()
-    lock = take_over(record, progress)
+    try:
+        lock = take_over(record, progress)
+    except UsageError:
+        read_state(record)  # a record that cannot be read is named so, not as a lock
+        if any(
+            p.exists() and not os.access(p, os.W_OK) for p in (record.path, record.file("lock"))
+        ):
+            raise UsageError(
+                f"{record.path}: the record is read-only, and resume writes into it; make it "
+                f"writable (chmod -R u+w) or resume a copy of it"
+            ) from None
+        raise
     try:
         state = protocol.state_type.from_json(read_state(record), record.path)
         protocol.plan_type.from_json(state.plan)
@@ -248,8 +260,20 @@ def resume(
     if state.status in ENDED:
         lock.release()
         progress.info(f"{record.id} already ended ({state.status}); nothing to resume")
-        return finish(protocol, record, state, cwd, None)
-    ready = _prepared(protocol, record, state, lock)
+        run = finish(protocol, record, state, cwd, None)
+        if isinstance(run.error, RecordWriteError):
+            # Resuming again would fail the same way: not an interrupted run, a record to fix.
+            raise UsageError(
+                f"{record.id} already ended, and {run.error.path} cannot be written "
+                f"({run.error.cause.strerror or run.error.cause}); its result is still shown by "
+                f"`council show {record.id}`"
+            )
+        return run
+    try:
+        ready = _prepared(protocol, record, state, lock)
+    except UsageError:
+        lock.release()
+        raise
     progress.log_to(record.file(PROGRESS))
     progress.info(protocol.resumed_line(state))
     state.status = "running"
@@ -259,7 +283,13 @@ def resume(
 def _prepared(protocol: RunProtocol, record: Record, state: RunState, lock: RecordLock) -> Prepared:
     """A prepared run again, from its record: the plan in its state, the context beside it."""
     plan = protocol.plan_type.from_json(state.plan)
-    context = RunContext.from_json(record.read_json(CONTEXT_JSON))
+    try:
+        context = RunContext.from_json(read_record_json(record, CONTEXT_JSON))
+    except (TypeError, KeyError, AttributeError, ValueError):
+        raise UsageError(
+            f"{record.file(CONTEXT_JSON)}: not a run's context (fields are missing or of the "
+            "wrong type); the record cannot be resumed"
+        ) from None
     return Prepared(protocol, plan, context, record, state, lock)
 
 

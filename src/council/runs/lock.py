@@ -114,7 +114,7 @@ def is_held(record: Path) -> bool:
     """True while a live process holds the lock of `record` (a dead one holds nothing)."""
     try:
         fd = os.open(record, os.O_RDONLY | os.O_DIRECTORY)
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # gone, or another user's: nothing this council can wait on or take
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)

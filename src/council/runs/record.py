@@ -177,13 +177,22 @@ class Record:
         self._transcript_size = size + len(line.encode("utf-8"))
 
     def transcript(self) -> list[dict[str, Any]]:
+        """The transcript's entries; a line that is not a whole JSON object (torn by SIGKILL,
+        even inside a multibyte character) is skipped. A transcript that cannot be read is a
+        `UsageError` naming it."""
         path = self.file(TRANSCRIPT)
-        if not path.exists():
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
             return []
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot be read ({exc.strerror})") from None
         entries = []
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in data.splitlines():
             try:
-                entries.append(json.loads(line))
-            except json.JSONDecodeError:
+                entry = json.loads(line.decode("utf-8"))
+            except ValueError:
                 continue  # a line torn by SIGKILL
+            if isinstance(entry, dict):
+                entries.append(entry)
         return entries

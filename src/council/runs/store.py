@@ -9,7 +9,6 @@ and the lock, so `council list` over hundreds of records stays fast.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -24,6 +23,7 @@ from council.runs.lock import holder, is_held
 from council.runs.record import PROGRESS, STATE, Record, is_record_name
 
 LAST = "last"
+RESULT = "result.json"
 _POLL_S = 0.1
 
 
@@ -130,10 +130,21 @@ def records(scratchpad: Path) -> list[Record]:
     """Every record in `scratchpad`, newest first (ids sort by their time stamp)."""
     if not scratchpad.is_dir():
         return []
-    found = [
-        Record(p) for p in scratchpad.iterdir() if is_record_name(p.name) and (p / STATE).is_file()
-    ]
+    found = [Record(p) for p in scratchpad.iterdir() if is_record_name(p.name) and _has_state(p)]
     return sorted(found, key=_age, reverse=True)
+
+
+def _has_state(path: Path) -> bool:
+    """Whether `path` is a run's record: something stands at its `state.json` (damaged or
+    not: the reader says what is wrong with it), or the record cannot be looked into (another
+    user's, `chmod 000`). A record without one is a run still being set up: not yet a run."""
+    try:
+        os.stat(path / STATE)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return path.is_dir()
+    return True
 
 
 def _age(record: Record) -> tuple[str, int]:
@@ -153,7 +164,7 @@ def find_run(scratchpad: Path, ref: str) -> Record:
     if not ref:
         raise UsageError("give a run id, a unique prefix of one, or `last`; see `council list`")
     path = Path(ref)
-    if "/" in ref and (path / STATE).is_file():
+    if "/" in ref and path.is_dir() and _has_state(path):
         return Record(path)
     every = records(scratchpad)
     if ref == LAST:
@@ -176,14 +187,86 @@ def find_run(scratchpad: Path, ref: str) -> Record:
 
 
 def read_state(record: Record) -> dict[str, Any]:
-    """`state.json`, or a `UsageError` naming the file when it cannot be read."""
-    try:
-        value = record.read_json(STATE)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UsageError(f"{record.file(STATE)}: cannot be read ({exc})") from None
+    """`state.json`, or a `UsageError` naming the file when it cannot be read, is not JSON, or
+    holds a field every reader uses with the wrong type (the one reader of a record's state:
+    every runs command goes through it, so a damaged record is exit 2, never a crash)."""
+    value = read_record_json(record, STATE)
     if not isinstance(value, dict):
         raise UsageError(f"{record.file(STATE)}: not a run's state (expected a JSON object)")
+    missing = [name for name in _REQUIRED if name not in value]
+    if missing:
+        raise UsageError(
+            f"{record.file(STATE)}: not a run's state (it has no {', '.join(missing)})"
+        )
+    for name, kinds in _FIELDS.items():
+        if name in value and (not isinstance(value[name], kinds) or _is_bool(value[name], kinds)):
+            raise UsageError(
+                f"{record.file(STATE)}: not a run's state (its {name} is "
+                f"{type(value[name]).__name__}, not {_names(kinds)})"
+            )
+    for name in ("seats", "calls"):
+        if not all(isinstance(v, dict) for v in (value.get(name) or {}).values()):
+            raise UsageError(
+                f"{record.file(STATE)}: not a run's state (its {name} are not objects)"
+            )
+    if value.get("status", "running") not in STATUSES:
+        raise UsageError(f"{record.file(STATE)}: unknown status {value['status']!r}")
+    recorded_exit(record, value)
     return value
+
+
+_REQUIRED = ("status", "plan")  # what every run's state has had from its first write
+# The fields of a state that the runs commands read, by the types they may hold.
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "id": (str,),
+    "question": (str,),
+    "plan": (dict,),
+    "status": (str,),
+    "phase": (str,),
+    "round": (int,),
+    "rounds_run": (int,),
+    "started_at": (str,),
+    "finished_at": (str, type(None)),
+    "run_started_at": (str, type(None)),
+    "duration_s": (int, float),
+    "seats": (dict,),
+    "calls": (dict,),
+    "exit_code": (int, type(None)),
+    "error": (str, type(None)),
+    "pid": (int, type(None)),
+}
+
+
+def _is_bool(value: Any, kinds: tuple[type, ...]) -> bool:
+    return isinstance(value, bool) and bool not in kinds
+
+
+def _names(kinds: tuple[type, ...]) -> str:
+    return " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
+
+
+def recorded_exit(record: Record, state: dict[str, Any]) -> ExitCode:
+    """The exit code a record's state holds (0 while none), or a `UsageError` naming
+    `state.json` when it is none of council's (protocol.md section 8)."""
+    code = state.get("exit_code") or 0
+    try:
+        return ExitCode(code)
+    except ValueError:
+        known = ", ".join(str(int(c)) for c in ExitCode)
+        raise UsageError(
+            f"{record.file(STATE)}: unknown exit code {code} (council's are {known})"
+        ) from None
+
+
+def read_record_json(record: Record, name: str) -> Any:
+    """A record's JSON file, or a `UsageError` naming it: missing, unreadable, a directory,
+    not UTF-8 (a torn multibyte character) or not JSON."""
+    try:
+        return record.read_json(name)
+    except OSError as exc:
+        raise UsageError(f"{record.file(name)}: cannot be read ({exc.strerror})") from None
+    except ValueError as exc:  # json.JSONDecodeError and UnicodeDecodeError alike
+        raise UsageError(f"{record.file(name)}: cannot be read ({exc})") from None
 
 
 def stored_or_built_result(
@@ -197,7 +280,7 @@ def stored_or_built_result(
     makes of its state so far (a run still going, or one whose process died). A state that
     `parse` cannot take is no `kind`'s: a `UsageError` naming it (a failure of `build` on a
     state it took is a bug, and says so)."""
-    if record.file("result.json").is_file() and state.get("finished_at"):
+    if stored_result(record, state):
         return read_result(record)
     try:
         run = parse(state)
@@ -209,20 +292,32 @@ def stored_or_built_result(
     return build(run, record.display())
 
 
+def stored_result(record: Record, state: dict[str, Any]) -> bool:
+    """Whether a reader takes the record's result from `result.json` (the run ended and
+    wrote it), not from its state."""
+    return os.path.lexists(record.file(RESULT)) and bool(state.get("finished_at"))
+
+
 def read_result(record: Record) -> dict[str, Any]:
     """`result.json`, or a `UsageError` naming it when it cannot be read (a torn or foreign
     file): the record's state is still there for `show`, and `resume` rewrites it."""
     try:
-        value = record.read_json("result.json")
-    except (OSError, json.JSONDecodeError) as exc:
-        value = exc
-    if not isinstance(value, dict):
-        why = value if isinstance(value, Exception) else "not a JSON object"
-        raise UsageError(
-            f"{record.file('result.json')}: cannot be read ({why}); `council resume "
-            f"{record.id}` writes it again"
-        )
+        value = read_record_json(record, RESULT)
+    except UsageError as exc:
+        raise UsageError(f"{exc}; `council resume {record.id}` writes it again") from None
+    if not isinstance(value, dict) or value.get("status") not in STATUSES:
+        raise damaged_result(record, "not a run's result")
+    if not isinstance(value.get("scratchpad"), str):
+        raise damaged_result(record, "its scratchpad is missing")
     return value
+
+
+def damaged_result(record: Record, why: str) -> UsageError:
+    """A `result.json` a reader could not use: named, with the way to write it again."""
+    return UsageError(
+        f"{record.file(RESULT)}: cannot be read ({why}); `council resume {record.id}` "
+        "writes it again"
+    )
 
 
 def settled_state(record: Record, state: dict[str, Any]) -> dict[str, Any]:
@@ -252,8 +347,10 @@ def seat_counts(record: Record, state: dict[str, Any]) -> dict[str, int]:
     call failed), waiting (asked, no answer yet). The lead is not a seat here."""
     asked: dict[str, str] = {}
     for entry in record.transcript():
-        if entry.get("kind") == "dm" and entry.get("action") and "stem" in entry.get("meta", {}):
-            asked[entry["to"]] = entry["meta"]["stem"]
+        meta = entry.get("meta")
+        stem = meta.get("stem") if isinstance(meta, dict) else None
+        if entry.get("kind") == "dm" and entry.get("action") and isinstance(stem, str):
+            asked[str(entry.get("to"))] = stem
     counts = {"ok": 0, "failed": 0, "waiting": 0}
     for name, seat in state.get("seats", {}).items():
         if seat.get("role") == "lead":
@@ -284,6 +381,8 @@ def new_progress_lines(record: Record, since: int) -> list[str]:
         text = record.file(PROGRESS).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise UsageError(f"{record.file(PROGRESS)}: cannot be read ({exc.strerror})") from None
     whole = text[: text.rfind("\n") + 1]  # a line still being written waits for next time
     return whole.splitlines()[since:]
 
