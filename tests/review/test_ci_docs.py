@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from council import DISTRIBUTION, __version__
 from review.helpers import review_project, validate_sarif
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -43,9 +44,9 @@ def test_the_workflow_uploads_the_sarif_and_fails_on_exit_6():
     assert "6) " in gate["run"] and "exit 6" in gate["run"]
     install = found["Install council and the reviewers' CLIs"]
     assert "@openai/codex" in install["run"]
-    # The PyPI project named `council` is someone else's: council comes from its repository.
+    # The PyPI project named `council` is someone else's: council is `council-debate`, pinned.
     assert 'pip install "$COUNCIL_SOURCE"' in install["run"]
-    assert install["env"]["COUNCIL_SOURCE"].startswith("git+https://")
+    assert install["env"]["COUNCIL_SOURCE"] == f"{DISTRIBUTION}=={__version__}"
 
 
 def test_the_workflows_review_command_runs_offline_and_blocks_on_a_confirmed_finding(tmp_path):
