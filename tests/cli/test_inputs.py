@@ -107,6 +107,20 @@ def test_an_ordinary_mistake_is_one_line_and_its_exit_code(tmp_path, setup, code
         assert {p.name for p in project.records()} == before
 
 
+@pytest.mark.parametrize(
+    ("setup", "code", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_an_ordinary_mistake_is_the_same_for_an_ordinary_user(open_project, setup, code, message):
+    """The table again, run as a user without root's power over permission bits."""
+    argv = setup(open_project)
+    home = open_project.root / "home"
+    home.mkdir(exist_ok=True)
+    run = as_ordinary_user(open_project, *argv, home=home)
+    assert run.returncode == code, run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+
+
 def test_an_unwritable_scratchpad_is_named_with_the_fix(open_project):
     (open_project.root / "locked").mkdir(mode=0o555)
     home = open_project.root / "home"
