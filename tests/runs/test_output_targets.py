@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from council.atomicio import write_output
+from ordinary_user import as_ordinary_user
 from project import QUESTION, Project
 
 
@@ -165,9 +168,49 @@ OUTPUT_ROWS = [(c, t, *output_expected(c, t)) for c in COMMANDS for t in TARGETS
 )
 def test_output_writes_like_a_redirection_or_is_refused(tmp_path, command, target, code, message):
     project = Project(tmp_path)
+    output_row(project, project.run, command, target, code, message)
+
+
+# As an ordinary user, the rows whose run is refused: a run that goes on needs the simulator's
+# interpreter, which that user may not be allowed to start (a checkout under root's home).
+# Not /dev/stdout: here it is the test's pipe, root's, which that user cannot reopen.
+REFUSED_ROWS = [row for row in OUTPUT_ROWS if row[2] != 0 and row[1] != "/dev/stdout"]
+
+
+@pytest.mark.parametrize(
+    ("command", "target", "code", "message"),
+    REFUSED_ROWS,
+    ids=[f"{c}-{t}" for c, t, *_ in REFUSED_ROWS],
+)
+def test_output_is_refused_the_same_for_an_ordinary_user(
+    open_project, command, target, code, message
+):
+    home = open_project.root / "home"
+    home.mkdir()
+    first, _ = COMMANDS[command]
+    if first:  # the run to resume, made as root, then handed to that user with the project
+        assert open_project.run(*first).returncode == 0
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return as_ordinary_user(open_project, *args, home=home)
+
+    output_row(open_project, run, command, target, code, message, first_done=True)
+
+
+def output_row(
+    project: Project,
+    run_council: Callable[..., subprocess.CompletedProcess],
+    command: str,
+    target: str,
+    code: int,
+    message: str,
+    *,
+    first_done: bool = False,
+) -> None:
+    """One row of the matrix, council run by `run_council` (as root, or as another user)."""
     first, argv = COMMANDS[command]
-    if first:
-        assert project.run(*first).returncode == 0
+    if first and not first_done:
+        assert run_council(*first).returncode == 0
     before = (project.root / "app.py").read_text()
     given, holder = _prepare(project, target)
     got: list[str] = []
@@ -175,10 +218,10 @@ def test_output_writes_like_a_redirection_or_is_refused(tmp_path, command, targe
     if target == "a FIFO" and code == 0:
         reader = threading.Thread(target=lambda: got.append((project.root / given).read_text()))
         reader.start()
-    run = project.run(*argv, "--output", given)
+    run = run_council(*argv, "--output", given)
     if command.endswith("--detach") and run.returncode == 0:
         run_id = run.stdout.split()[0]
-        assert project.run("wait", run_id).returncode == 0
+        assert run_council("wait", run_id).returncode == 0
     if reader is not None:
         reader.join(timeout=60)
         assert got and RESULT_MARK in got[0].lower()

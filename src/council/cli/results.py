@@ -23,7 +23,8 @@ json_option = click.option(
 )
 output_option = click.option(
     "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
+    # Written, never read: `/dev/stdout` may be a pipe this user cannot open for reading.
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     help="Also write the result here, in the form its suffix names (.json, .md, a review's "
     ".sarif), else as printed.",
 )
