@@ -16,7 +16,7 @@ from council.adapters.base import CliSettings, Status, Tool
 from council.adapters.custom import CustomAdapter
 from council.adapters.sim import SimAdapter
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
-from council.runner.resolve import resolve_tool
+from runner.sim import sim_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -28,12 +28,6 @@ def sim_env(**faults: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_SIM_")}
     env.update({f"COUNCIL_SIM_{k.upper()}": v for k, v in faults.items()})
     return env
-
-
-async def sim_tool() -> Tool:
-    resolved = await resolve_tool(SimAdapter())
-    assert resolved.tool is not None, resolved.problem
-    return resolved.tool
 
 
 async def call(

@@ -23,7 +23,7 @@ from council.adapters.custom import CustomAdapter
 from council.adapters.sim import SimAdapter
 from council.errors import RecordWriteError
 from council.runner import CallFiles, RetryPolicy, Timeouts, confine, run_call
-from council.runner.resolve import resolve_tool
+from runner.sim import sim_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -86,12 +86,6 @@ def failing_sim() -> dict[str, str]:
     """This environment with the simulator set to fail every call (exit 3)."""
     sim = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_SIM_")}
     return {**sim, "COUNCIL_SIM_EXIT": "3"}
-
-
-async def sim_tool() -> Tool:
-    resolved = await resolve_tool(SimAdapter())
-    assert resolved.tool is not None, resolved.problem
-    return resolved.tool
 
 
 async def test_each_retry_is_numbered_and_starts_after_the_attempt_before_it_ended(

@@ -11,21 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from council.adapters.base import Tool
 from council.adapters.sim import SimAdapter
 from council.errors import RecordWriteError
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
-from council.runner.resolve import resolve_tool
+from runner.sim import sim_tool
 
 pytestmark = pytest.mark.anyio
 
 PROMPT = "ACTION: PROPOSAL\nQuestion: Should we cache sessions in Redis?\n"
-
-
-async def sim_tool() -> Tool:
-    resolved = await resolve_tool(SimAdapter())
-    assert resolved.tool is not None, resolved.problem
-    return resolved.tool
 
 
 async def stopped_run(record_dir: Path, room: Path) -> RecordWriteError:

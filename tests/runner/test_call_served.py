@@ -8,20 +8,14 @@ import os
 
 import pytest
 
-from council.adapters.base import RawResult, Status, Tool
+from council.adapters.base import RawResult, Status
 from council.adapters.sim import SimAdapter
 from council.runner import CallFiles, Timeouts, run_call
-from council.runner.resolve import resolve_tool
+from runner.sim import sim_tool
 
 pytestmark = pytest.mark.anyio
 
 PROMPT = "ACTION: PROPOSAL\nQuestion: Should we cache sessions in Redis?\n"
-
-
-async def sim_tool() -> Tool:
-    resolved = await resolve_tool(SimAdapter())
-    assert resolved.tool is not None, resolved.problem
-    return resolved.tool
 
 
 def sim_env(**extra: str) -> dict[str, str]:

@@ -315,10 +315,9 @@ def resume(
     config = state.config()
     record = _find(state, run_id, scratchpad)
     protocol = protocol_of(record)
-    # Never one of the run's own inputs, as when it started.
-    plan = read_state(record).get("plan") if output is not None else None
-    files = tuple(str(f) for f in (plan or {}).get("files") or ()) if isinstance(plan, dict) else ()
-    check_output(output, files, "")
+    if output is not None:  # never one of the run's own inputs, as when it started
+        files = read_state(record)["plan"].get("files") or ()  # read_state: plan is a dict
+        check_output(output, tuple(str(f) for f in files), "")
     collect_from_now()
     run = resume_run(protocol, record, config, state.progress(), cwd=Path.cwd())
     form = "json" if as_json else protocol.default_form(run.state.plan)
