@@ -69,6 +69,19 @@ SIDE_BY_SIDE = {"BLIND_TAKE": "PROPOSAL", "FINAL_SUMMARY": "REBUTTAL"}
 # start and end times to the millisecond: this much either side is rounding.
 SLACK_S = 0.002
 SUBPROCESS_TIMEOUT_S = 900
+# The API-based peer of the side-by-side row: quorum-cli in a venv of its own (it is no
+# dependency of council's), its standard method with one participant per debate CLI, each
+# one discussion turn: 7 sequential model requests for 3 participants.
+PEER = "quorum-cli"
+PEER_VERSION = "1.5.1"
+PEER_PYTHON = ROOT / ".cache" / "peers" / "quorum" / "bin" / "python"
+PEER_INSTALL = (
+    "python3 -m venv .cache/peers/quorum && "
+    f".cache/peers/quorum/bin/pip install {PEER}=={PEER_VERSION}"
+)
+PEER_DRIVER = ROOT / "scripts" / "bench-peer-quorum.py"
+# quorum refuses an API key shorter than 20 characters.
+PEER_KEY = "sk-fake-model-server-0000"
 
 
 # -- the pure part: figures from one recorded run ---------------------------------------------
@@ -168,6 +181,7 @@ def per_cli(run: dict) -> dict[str, dict]:
         entry["calls"] += 1
         entry["prompt_bytes"] += call["prompt_bytes"]
         entry["model_s"] += model_s(owned[call["stem"]], run["delay_s"])
+    added = cli_bytes(run["calls"], owned)
     for client, entry in figures.items():
         sent = [r for r in run["requests"] if r["client"] == client]
         model = [r for r in sent if is_model(r)]
@@ -176,8 +190,84 @@ def per_cli(run: dict) -> dict[str, dict]:
         entry["requests_per_call"] = len(model) / entry["calls"]
         entry["bytes_sent"] = sum(r["body_bytes"] for r in sent)
         entry["bytes_per_request"] = mean_bytes(model)
+        mine = added.get(next(a for a, c in clients.items() if c == client), [])
+        entry["cli_bytes_per_request"] = sum(mine) / len(mine) if mine else None
         entry["cli_share"] = share(entry["prompt_bytes"], entry["bytes_sent"])
     return figures
+
+
+def cli_bytes(calls: Sequence[dict], owned: dict[str, list[dict]]) -> dict[str, list[int]]:
+    """Per CLI (adapter), what each of its model requests carried beyond council's prompt for
+    the call that sent it: the CLI's system prompt, tool schemas and context (every request
+    of a call carries the prompt again). Requests no call owns are left out: whose prompt
+    they carry cannot be told."""
+    added: dict[str, list[int]] = {}
+    for call in calls:
+        added.setdefault(call["cli"], []).extend(
+            r["body_bytes"] - call["prompt_bytes"] for r in owned[call["stem"]] if is_model(r)
+        )
+    return added
+
+
+def chain_length(
+    requests: Sequence[dict], delay_s: float, calls: Sequence[dict] | None = None
+) -> int | None:
+    """The longest run of model requests each sent once the one before it was answered: the
+    model turns the debate waited for one after another. With council's calls, a request
+    follows an earlier one only within one call, or when its call started after that answer
+    (calls started together never wait on each other, however slow a CLI is to send); for a
+    peer's log (no calls), by time alone. None at D = 0, where every answer comes at once."""
+    if delay_s <= 0:
+        return None
+    model = sorted((r for r in requests if is_model(r)), key=lambda r: r["at"])
+    owner: dict[int, dict] = {}
+    if calls is not None:
+        owned, _ = attribute(calls, model)
+        by_stem = {c["stem"]: c for c in calls}
+        owner = {id(r): by_stem[stem] for stem, rs in owned.items() for r in rs}
+    chain: dict[int, int] = {}
+    for i, request in enumerate(model):
+        call = owner.get(id(request))
+        links = [
+            chain[id(q)]
+            for q in model[:i]
+            if request["at"] >= q["at"] + delay_s - SLACK_S
+            and (
+                calls is None
+                or (call is not None and owner.get(id(q)) is call)
+                or (call is not None and call["started_at"] >= q["at"] + delay_s - SLACK_S)
+            )
+        ]
+        chain[id(request)] = 1 + max(links, default=0)
+    return max(chain.values(), default=0)
+
+
+def segments(run: dict, steps: dict[str, dict]) -> dict:
+    """The wall time cut into what follows one after another: launch to the first model
+    request; per step, its time beyond the model's (the first step's counted from that first
+    request, so that nothing is counted twice; written into each step as `beyond_s`); the
+    gaps between steps (council between phases; below zero where steps overlap); and the
+    last call's end to council's exit. With the critical path they add up to the wall."""
+    model = [r["at"] for r in run["requests"] if is_model(r)]
+    ordered = sorted(steps.values(), key=lambda s: s["started_at"])
+    if not model or not ordered:
+        return {}
+    first = min(model)
+    gaps = []
+    for i, step in enumerate(ordered):
+        start = max(step["started_at"], first) if i == 0 else step["started_at"]
+        step["beyond_s"] = step["ended_at"] - start - step["model_s"]
+        if i:
+            gaps.append(step["started_at"] - ordered[i - 1]["ended_at"])
+    decision = next((s for n, s in steps.items() if n.endswith("lead DECISION")), None)
+    return {
+        "launch_to_first_request_s": first - run["started_at"],
+        "beyond_model_s": sum(s["beyond_s"] for s in ordered),
+        "gaps_s": gaps,
+        "between_steps_s": sum(gaps),
+        "decision_beyond_s": None if decision is None else decision["beyond_s"],
+        "exit_s": run["started_at"] + run["wall_s"] - max(s["ended_at"] for s in ordered),
+    }
 
 
 def mean_bytes(requests: Sequence[dict]) -> float | None:
@@ -194,6 +284,7 @@ def debate_figures(run: dict) -> dict:
     of the model time of each step's longest call."""
     steps = phases(run)
     path = sum(s["model_s"] for s in steps.values())
+    cut = segments(run, steps)
     # While a step runs, the CLIs hold the path; between steps, council does (steps that
     # overlap, as a straggler's late call can, count once).
     calls_path = union_s((s.pop("started_at"), s.pop("ended_at")) for s in steps.values())
@@ -214,6 +305,9 @@ def debate_figures(run: dict) -> dict:
         "first_action_s": first_action,
         "clis_on_path_s": calls_path - path,
         "council_between_calls_s": wall - first_action - calls_path,
+        # The same wall cut along the model's requests (`segments`).
+        **cut,
+        "chain": chain_length(run["requests"], run["delay_s"], run["calls"]),
         "calls": len(run["calls"]),
         "model_requests": len(model),
         "requests_per_call": len(model) / len(run["calls"]),
@@ -227,6 +321,29 @@ def debate_figures(run: dict) -> dict:
         # Memory the run's warm workers held at most, summed (0 when every call spawned).
         "worker_rss_mb": sum(w["rss_peak_mb"] or 0 for w in run.get("workers", {}).values()),
         "workers": {w["cli"]: w["rss_peak_mb"] for w in run.get("workers", {}).values()},
+    }
+
+
+def peer_figures(run: dict) -> dict:
+    """The peer's figures from its run: no record of calls, so the chain is by time alone and
+    the critical path is the chain's model time; its exit is counted from the last answer."""
+    model = sorted((r for r in run["requests"] if is_model(r)), key=lambda r: r["at"])
+    chain = chain_length(run["requests"], run["delay_s"])
+    path = None if chain is None else chain * run["delay_s"]
+    wall = run["wall_s"]
+    return {
+        "wall_s": wall,
+        "critical_path_s": path,
+        "overhead_s": None if path is None else wall - path,
+        "ratio": wall / path if path else None,
+        "chain": chain,
+        "model_requests": len(model),
+        "launch_to_first_request_s": model[0]["at"] - run["started_at"] if model else None,
+        "exit_s": (
+            run["started_at"] + wall - (model[-1]["at"] + run["delay_s"]) if model else None
+        ),
+        "bytes_sent": sum(r["body_bytes"] for r in run["requests"]),
+        "bytes_per_request": mean_bytes(model),
     }
 
 
@@ -262,6 +379,10 @@ def medians(items: Sequence[Any]) -> Any:
     if isinstance(first, dict):
         keys = list(dict.fromkeys(k for item in items for k in item))
         return {k: medians([item[k] for item in items if k in item]) for k in keys}
+    if isinstance(first, list) and all(
+        isinstance(item, list) and len(item) == len(first) for item in items
+    ):
+        return [medians(column) for column in zip(*items, strict=True)]
     numbers = [v for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
     if not numbers:
         return first
@@ -391,6 +512,64 @@ class Bench:
         clients = {_adapter(n): n for n in clis}
         return recorded_run(record, self.server.log, clients, delay_s, wall, started_at)
 
+    def peer(self, python: Path, participants: int, delay_s: float) -> dict:
+        """Run one quorum-cli discussion of the debate's question and files with the Python
+        of its venv, its participants the fake model server's models; return what the pure
+        part reads (no calls: quorum keeps no record of them)."""
+        home = self.work / "home-peer"
+        (home / ".quorum").mkdir(parents=True, exist_ok=True)
+        # An empty settings file: quorum would otherwise copy its example in on first start.
+        (home / ".quorum" / ".env").touch()
+        models = [f"model-{chr(ord('a') + i)}" for i in range(participants)]
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "CUSTOM_BASE_URL": self.server.url("quorum") + "/v1",
+            "CUSTOM_MODELS": ",".join(models),
+            "CUSTOM_API_KEY": PEER_KEY,
+            "QUORUM_ROUNDS_PER_AGENT": "1",
+        }
+        argv = [str(python), str(PEER_DRIVER), QUESTION, ",".join(models), "README.md", "app.py"]
+        self.server.clear()
+        self.server.add_rule(delay_s=delay_s)
+        self.loads.append(os.getloadavg()[0])
+        started_at = time.time()
+        started = time.perf_counter()
+        done = subprocess.run(
+            argv,
+            cwd=self.project(),
+            env=env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=SUBPROCESS_TIMEOUT_S,
+        )
+        wall = time.perf_counter() - started
+        if done.returncode != 0:
+            raise Failure(f"{PEER} (D={delay_s:g})", done.returncode, done.stderr)
+        return {
+            "delay_s": delay_s,
+            "wall_s": wall,
+            "started_at": started_at,
+            "requests": logged_requests(self.server.log, {}),
+        }
+
+
+def logged_requests(log: Sequence[Any], adapter_of: dict[str, str]) -> list[dict]:
+    """The server's log as the pure part reads it: client, arrival, outcome and size."""
+    return [
+        {
+            "client": entry.client,
+            "adapter": adapter_of.get(entry.client),
+            "at": entry.at,
+            "outcome": entry.outcome,
+            "status": entry.status,
+            "body_bytes": entry.body_bytes,
+        }
+        for entry in log
+    ]
+
 
 def recorded_run(
     record: Path,
@@ -424,17 +603,7 @@ def recorded_run(
         for stem, call in state["calls"].items()
         if call["cli"] in clients  # the simulator's calls reach no server
     ]
-    requests = [
-        {
-            "client": entry.client,
-            "adapter": adapter_of.get(entry.client),
-            "at": entry.at,
-            "outcome": entry.outcome,
-            "status": entry.status,
-            "body_bytes": entry.body_bytes,
-        }
-        for entry in log
-    ]
+    requests = logged_requests(log, adapter_of)
     return {
         "delay_s": delay_s,
         "wall_s": wall_s,
@@ -577,7 +746,8 @@ def debate_table(debate: dict[str, dict[str, dict]]) -> str:
                 "-"
                 if c is None
                 else f"{number(c['requests_per_call'])} req/call, "
-                f"{kilobytes(c['bytes_per_request'])}/req ({percent(c['cli_share'])})"
+                f"{kilobytes(c['bytes_per_request'])}/req ({percent(c['cli_share'])}; "
+                f"CLI {kilobytes(c.get('cli_bytes_per_request'))})"
             )
         rows.append([f"  {client}", *cells])
     phase_names = list(dict.fromkeys(p for *_, f in columns for p in f["phases"]))
@@ -589,9 +759,75 @@ def debate_table(debate: dict[str, dict[str, dict]]) -> str:
                 "-"
                 if p is None
                 else f"{p['requests']:g} req, model {p['model_s']:.2f} s, "
-                f"call {p['longest_call_s']:.2f} s"
+                f"call {p['longest_call_s']:.2f} s, beyond D {seconds(p.get('beyond_s'))}"
             )
         rows.append([f"  {name}", *cells])
+    return table(header, rows)
+
+
+def segments_table(debate: dict[str, dict[str, dict]], peer: dict | None) -> str:
+    """One row per variant and D, and the peer's: the wall cut into what follows one after
+    another (with the critical path they add up to the wall) and bytes per request."""
+    header = [
+        "",
+        "D",
+        "wall",
+        "path",
+        "ratio",
+        "chain",
+        "launch->1st req",
+        "steps beyond D",
+        "gaps",
+        "DECISION beyond D",
+        "exit",
+        "per request (CLI's own)",
+    ]
+    rows = []
+    for variant, by_delay in debate.items():
+        for delay, f in by_delay.items():
+            per_request = ", ".join(
+                f"{client} {kilobytes(c['bytes_per_request'])} "
+                f"({kilobytes(c.get('cli_bytes_per_request'))})"
+                for client, c in f["per_cli"].items()
+            )
+            rows.append(
+                [
+                    f"council {variant}",
+                    f"{delay} s",
+                    seconds(f["wall_s"]),
+                    seconds(f["critical_path_s"]),
+                    number(f["ratio"]),
+                    "-" if f.get("chain") is None else f"{f['chain']:g}",
+                    seconds(f.get("launch_to_first_request_s")),
+                    seconds(f.get("beyond_model_s")),
+                    " + ".join(f"{g:.2f}" for g in f.get("gaps_s", [])) or "-",
+                    seconds(f.get("decision_beyond_s")),
+                    seconds(f.get("exit_s")),
+                    per_request,
+                ]
+            )
+    if peer is not None:
+        for delay, f in peer["by_delay"].items():
+            row = [peer["name"], f"{delay} s"]
+            if "failed" in f:
+                rows.append([*row, f"every run failed: {f['failed']}"])
+            else:
+                rows.append(
+                    [
+                        *row,
+                        seconds(f["wall_s"]),
+                        seconds(f["critical_path_s"]),
+                        number(f["ratio"]),
+                        "-" if f["chain"] is None else f"{f['chain']:g}",
+                        seconds(f["launch_to_first_request_s"]),
+                        "-",
+                        "-",
+                        "-",
+                        f"{seconds(f['exit_s'])} (from the last answer)",
+                        f"{kilobytes(f['bytes_per_request'])} (no CLI)",
+                    ]
+                )
+            rows[-1] += [""] * (len(header) - len(rows[-1]))
     return table(header, rows)
 
 
@@ -725,6 +961,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-debate", action="store_true", help="only the CLIs alone")
     parser.add_argument("--no-alone", action="store_true", help="only the debate")
     parser.add_argument(
+        "--peer-python",
+        type=Path,
+        metavar="PATH",
+        help=f"the Python of a venv holding {PEER}, for the side-by-side row (default: "
+        f"{PEER_PYTHON.relative_to(ROOT)} where it is)",
+    )
+    parser.add_argument("--no-peer", action="store_true", help=f"no {PEER} row")
+    parser.add_argument(
         "--variant",
         dest="variants",
         action="append",
@@ -794,10 +1038,19 @@ def run_bench(args: argparse.Namespace, work: Path) -> dict:
         if not args.no_debate:
             seats = seat_args(args.debate, args.lead, args.rounds)
             figures["debate_seats"] = " ".join(seats)
-            raw["debate"] = bench_debate(bench, args.debate, seats, variants, args)
+            peer = None if args.no_peer else find_peer(args.peer_python)
+            raw["debate"], raw["peer"] = bench_debate(
+                bench, args.debate, seats, variants, args, peer
+            )
             figures["debate"] = {
                 v: {d: medians([debate_figures(r) for r in rs]) for d, rs in by_d.items()}
                 for v, by_d in raw["debate"].items()
+            }
+            figures["peer"] = {
+                "name": f"{PEER} {PEER_VERSION} (API, standard method)",
+                "installed": peer is not None,
+                "add": f"{PEER_INSTALL} (or --peer-python PATH)",
+                "by_delay": {d: peer_cell(rs) for d, rs in raw["peer"].items()},
             }
         if not args.no_alone:
             clis = args.clis or available
@@ -839,13 +1092,16 @@ def bench_debate(
     seats: Sequence[str],
     variants: Sequence[Variant],
     args: argparse.Namespace,
-) -> dict[str, dict[str, list[dict]]]:
-    """The recorded runs of the debate, per variant and D; runs interleaved so that load
-    hits every variant and D alike."""
+    peer: Path | None = None,
+) -> tuple[dict[str, dict[str, list[dict]]], dict[str, list[dict]]]:
+    """The recorded runs of the debate, per variant and D, and the peer's per D (none without
+    its Python; a failed one says why); runs interleaved so that load hits every variant, the
+    peer and D alike."""
     # Untimed: the CLIs' first start on a new HOME writes caches a user already has.
     log("bench-real: warm-up debate (untimed)")
     bench.debate(clis, seats, variants[0], 0.0, "debate")
     runs: dict[str, dict[str, list[dict]]] = {v.name: {} for v in variants}
+    peer_runs: dict[str, list[dict]] = {}
     for i in range(args.runs):
         for delay in args.delays:
             for variant in variants:
@@ -855,7 +1111,34 @@ def bench_debate(
                     f"bench-real: debate {variant.name} D={delay:g} run {i + 1}: "
                     f"wall {run['wall_s']:.2f} s, load {bench.loads[-1]:.2f}"
                 )
-    return runs
+            if peer is not None:
+                try:
+                    run = bench.peer(peer, len(clis), delay)
+                except Failure as failure:
+                    log(f"bench-real: {failure}")
+                    run = {"failed": str(failure)}
+                peer_runs.setdefault(label(delay), []).append(run)
+                if "wall_s" in run:
+                    log(f"bench-real: {PEER} D={delay:g} run {i + 1}: wall {run['wall_s']:.2f} s")
+    return runs, peer_runs
+
+
+def peer_cell(runs: Sequence[dict]) -> dict:
+    """The medians of the peer's runs that ended well and how many did not."""
+    good = [r for r in runs if "failed" not in r]
+    failed = len(runs) - len(good)
+    if not good:
+        return {"failed": runs[-1]["failed"], "failed_runs": failed}
+    return {**medians([peer_figures(r) for r in good]), "failed_runs": failed}
+
+
+def find_peer(option: Path | None) -> Path | None:
+    """The Python of the venv holding the peer: --peer-python, else the documented place."""
+    if option is not None:
+        if not option.is_file():
+            raise SystemExit(f"bench-real: --peer-python {option}: no such file; {PEER_INSTALL}")
+        return option
+    return PEER_PYTHON if PEER_PYTHON.is_file() else None
 
 
 def bench_probes(bench: Bench, clis: Sequence[str], runs: int) -> dict[str, dict]:
@@ -943,7 +1226,15 @@ def render(figures: dict) -> str:
             "the CLI added to council's prompts;\n per step of the critical path: model "
             "requests, the model time of its longest call, its longest spawn-to-exit)",
             debate_table(figures["debate"]),
+            "",
+            "The wall cut along the model's requests (path + launch->1st req + steps beyond D "
+            "+ gaps + exit = wall; chain: model requests\n one after another; per request: "
+            "KB sent, and beyond council's prompt the CLI's own)",
+            segments_table(figures["debate"], figures.get("peer")),
         ]
+        peer = figures.get("peer")
+        if peer is not None and not peer["installed"]:
+            out.append(render_peer_missing(peer))
     if "alone" in figures:
         out += [
             "",
@@ -952,6 +1243,10 @@ def render(figures: dict) -> str:
             alone_table(figures["alone"], figures["probes"]),
         ]
     return "\n".join(out)
+
+
+def render_peer_missing(peer: dict) -> str:
+    return f"{peer['name']}: not installed; to add its row: {peer['add']}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -270,3 +270,180 @@ def test_warm_workers_memory_is_read_from_the_result_and_summed_per_run(debate, 
     assert "claude 204, gemini 378 (sum 582 MB)" in bench.debate_table({"warm": {"2": figures}})
     cold = bench.debate_figures({**debate, "workers": bench.warm_workers(tmp_path / "none")})
     assert cold["worker_rss_mb"] == 0
+
+
+# -- the wall cut along the model's requests (issue 35): tests/data/bench-real-runs.json's
+# "warm" run, recorded at D = 2 s with warm workers, the same 3-round debate. Relative to
+# launch, from the record: the first model request (codex's BLIND TAKE) at 0.649 s; R1 ends
+# 4.091 s (gemini's BLIND TAKE, READY late); CHALLENGE 4.102-6.235; RESPOND 6.245-8.356;
+# REBUTTAL and FINAL_SUMMARY 8.374-10.548; DECISION 10.665-13.242; council exits at 13.308 s.
+
+
+@pytest.fixture
+def warm() -> dict:
+    return copy.deepcopy(RECORDED["warm"])
+
+
+def test_the_wall_is_cut_into_start_up_each_steps_time_beyond_d_the_gaps_and_the_exit(warm):
+    figures = bench.debate_figures(warm)
+    assert figures["launch_to_first_request_s"] == pytest.approx(0.649, abs=0.001)
+    beyond = {name: s["beyond_s"] for name, s in figures["phases"].items()}
+    assert beyond == pytest.approx(
+        {
+            # The first step from the first model request: its start-up is counted once.
+            "R1 PROPOSAL": 4.091 - 0.649 - 2.0,
+            "R2 CHALLENGE": 6.235 - 4.102 - 2.0,
+            "R2 RESPOND": 8.356 - 6.245 - 2.0,
+            "R3 REBUTTAL": 10.548 - 8.374 - 2.0,
+            "R3 lead DECISION": 13.242 - 10.665 - 2.0,
+        },
+        abs=0.002,
+    )
+    assert figures["gaps_s"] == pytest.approx([0.011, 0.010, 0.018, 0.117], abs=0.002)
+    assert figures["decision_beyond_s"] == pytest.approx(0.577, abs=0.002)
+    assert figures["exit_s"] == pytest.approx(13.308 - 13.242, abs=0.002)
+    parts = (
+        figures["critical_path_s"]
+        + figures["launch_to_first_request_s"]
+        + figures["beyond_model_s"]
+        + figures["between_steps_s"]
+        + figures["exit_s"]
+    )
+    assert parts == pytest.approx(warm["wall_s"])
+    assert figures["ratio"] == pytest.approx(warm["wall_s"] / 10.0)
+
+
+def test_five_sequential_steps_make_a_chain_of_five_model_requests(warm):
+    assert bench.debate_figures(warm)["chain"] == 5
+
+
+def test_a_blind_take_sent_after_the_proposal_was_answered_lengthens_the_chain_to_six(warm):
+    """The issue's case: gemini READY late, its BLIND TAKE starts once the PROPOSAL is in, and
+    CHALLENGE waits for it."""
+    owned, _ = bench.attribute(warm["calls"], warm["requests"])
+    proposal = next(r for r in owned["advocate-r1"])
+    late = (
+        proposal["at"]
+        + 2.0
+        + 0.1
+        - next(c for c in warm["calls"] if c["stem"] == "proxy-gemini-r1")["started_at"]
+    )
+    for call in warm["calls"]:
+        if call["stem"] in ("advocate-r1", "critic-r1"):
+            continue
+        call["started_at"] += late
+        call["ended_at"] += late
+        for r in owned[call["stem"]]:
+            r["at"] += late
+    warm["wall_s"] += late
+    figures = bench.debate_figures(warm)
+    assert figures["chain"] == 6
+    assert figures["critical_path_s"] == pytest.approx(10.0)  # the protocol's five steps
+    assert figures["phases"]["R1 PROPOSAL"]["beyond_s"] == pytest.approx(1.442 + late, abs=0.002)
+
+
+def test_calls_started_together_never_chain_however_slow_a_cli_is_to_send(debate):
+    """The cold record: gemini sends its REBUTTAL after codex's was answered, but both calls
+    started together; by time alone (a peer's log, no calls) they would chain."""
+    assert bench.debate_figures(debate)["chain"] == 5
+    assert bench.chain_length(debate["requests"], 2.0) == 8
+
+
+def test_a_second_request_of_one_call_after_its_answer_chains(warm):
+    decision = next(c for c in warm["calls"] if c["stem"] == "lead-decision")
+    first = next(r for r in warm["requests"] if r["at"] >= decision["started_at"])
+    warm["requests"].append(request("claude", first["at"] + 2.05))
+    decision["ended_at"] += 2.1  # the call waits for it
+    assert bench.chain_length(warm["requests"], 2.0, warm["calls"]) == 6
+
+
+def test_there_is_no_chain_without_a_model_delay(warm):
+    assert bench.chain_length(warm["requests"], 0.0, warm["calls"]) is None
+
+
+def test_each_clis_own_bytes_per_request_are_what_it_sent_beyond_councils_prompt(warm):
+    figures = bench.debate_figures(warm)
+    claude = figures["per_cli"]["claude"]
+    # Its four calls: the PROPOSAL, RESPOND, FINAL_SUMMARY and the lead's DECISION.
+    sent = [16_807, 18_230, 18_065, 20_365]
+    prompts = [2_144, 3_054, 2_906, 5_586]
+    assert claude["bytes_per_request"] == sum(sent) / 4
+    assert claude["cli_bytes_per_request"] == (sum(sent) - sum(prompts)) / 4
+    codex = figures["per_cli"]["codex"]
+    assert (
+        codex["cli_bytes_per_request"] == (42_679 + 43_524 + 43_703 - (2_119 + 2_936 + 3_128)) / 3
+    )
+
+
+def test_medians_of_the_gaps_are_taken_gap_by_gap():
+    assert bench.medians(
+        [{"gaps_s": [0.1, 0.5]}, {"gaps_s": [0.3, 0.2]}, {"gaps_s": [0.2, 0.4]}]
+    ) == {"gaps_s": [0.2, 0.4]}
+
+
+def quorum_log(start: float, delay: float) -> list[dict]:
+    """quorum's standard method, 3 participants: answers side by side, critiques side by side,
+    three discussion turns one after another, final positions, the synthesis."""
+    waves = [3, 3, 1, 1, 1, 3, 1]
+    log, at = [], start
+    for n in waves:
+        log += [request("quorum", at + 0.01 * i, size=2_000) for i in range(n)]
+        at += delay + 0.05
+    return log
+
+
+def test_the_peers_chain_is_taken_from_its_log_by_time_alone():
+    run = {
+        "delay_s": 2.0,
+        "wall_s": 16.0,
+        "started_at": 100.0,
+        "requests": quorum_log(101.0, 2.0),
+    }
+    figures = bench.peer_figures(run)
+    assert figures["chain"] == 7
+    assert figures["critical_path_s"] == 14.0
+    assert figures["ratio"] == pytest.approx(16.0 / 14.0)
+    assert figures["model_requests"] == 13
+    assert figures["launch_to_first_request_s"] == pytest.approx(1.0)
+    last_answer = 101.0 + 6 * 2.05 + 2.0
+    assert figures["exit_s"] == pytest.approx(116.0 - last_answer)
+    assert figures["bytes_per_request"] == 2_000
+
+
+def test_the_peers_row_stands_beside_councils_and_says_how_to_add_it_when_missing(warm):
+    council = {"default": {"2": bench.debate_figures(warm)}}
+    peer = {
+        "name": "quorum-cli 1.5.1 (API, standard method)",
+        "installed": True,
+        "by_delay": {
+            "2": bench.peer_cell(
+                [
+                    {
+                        "delay_s": 2.0,
+                        "wall_s": 16.0,
+                        "started_at": 100.0,
+                        "requests": quorum_log(101.0, 2.0),
+                    },
+                    {"failed": "quorum-cli (D=2) exited 1"},
+                ]
+            )
+        },
+    }
+    lines = bench.segments_table(council, peer).splitlines()
+    council_row = next(line for line in lines if line.startswith("council default"))
+    assert "13.31 s" in council_row and "1.33" in council_row
+    assert "0.01 + 0.01 + 0.02 + 0.12" in council_row
+    assert "claude 18.4 KB (14.9 KB)" in council_row
+    peer_row = next(line for line in lines if line.startswith("quorum-cli"))
+    assert "16.00 s" in peer_row and "14.00 s" in peer_row and "1.14" in peer_row
+    assert peer["by_delay"]["2"]["failed_runs"] == 1
+    missing = bench.render_peer_missing({**peer, "installed": False, "add": "pip install it"})
+    assert (
+        missing
+        == "quorum-cli 1.5.1 (API, standard method): not installed; to add its row: pip install it"
+    )
+
+
+def test_a_peer_python_that_does_not_exist_is_named_with_how_to_install_it(tmp_path):
+    with pytest.raises(SystemExit, match=r"--peer-python .*nope: no such file; python3 -m venv"):
+        bench.find_peer(tmp_path / "nope")
