@@ -688,6 +688,10 @@ def kilobytes(value: float | None) -> str:
     return "-" if value is None else f"{value / 1000:.1f} KB"
 
 
+def kb(value: float | None) -> float | None:
+    return None if value is None else value / 1000
+
+
 def percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.0f} %"
 
@@ -780,14 +784,14 @@ def segments_table(debate: dict[str, dict[str, dict]], peer: dict | None) -> str
         "gaps",
         "DECISION beyond D",
         "exit",
-        "per request (CLI's own)",
+        "KB per request (CLI's own)",
     ]
     rows = []
     for variant, by_delay in debate.items():
         for delay, f in by_delay.items():
             per_request = ", ".join(
-                f"{client} {kilobytes(c['bytes_per_request'])} "
-                f"({kilobytes(c.get('cli_bytes_per_request'))})"
+                f"{client} {number(kb(c['bytes_per_request']), 1)} "
+                f"({number(kb(c.get('cli_bytes_per_request')), 1)})"
                 for client, c in f["per_cli"].items()
             )
             rows.append(
@@ -824,7 +828,7 @@ def segments_table(debate: dict[str, dict[str, dict]], peer: dict | None) -> str
                         "-",
                         "-",
                         f"{seconds(f['exit_s'])} (from the last answer)",
-                        f"{kilobytes(f['bytes_per_request'])} (no CLI)",
+                        f"{number(kb(f['bytes_per_request']), 1)} (no CLI)",
                     ]
                 )
             rows[-1] += [""] * (len(header) - len(rows[-1]))

@@ -433,7 +433,7 @@ def test_the_peers_row_stands_beside_councils_and_says_how_to_add_it_when_missin
     council_row = next(line for line in lines if line.startswith("council default"))
     assert "13.31 s" in council_row and "1.33" in council_row
     assert "0.01 + 0.01 + 0.02 + 0.12" in council_row
-    assert "claude 18.4 KB (14.9 KB)" in council_row
+    assert "claude 18.4 (14.9)" in council_row
     peer_row = next(line for line in lines if line.startswith("quorum-cli"))
     assert "16.00 s" in peer_row and "14.00 s" in peer_row and "1.14" in peer_row
     assert peer["by_delay"]["2"]["failed_runs"] == 1
