@@ -256,14 +256,7 @@ def phase_account(run: Run, delay_s: float) -> dict:
         if e["kind"] == "system" and e["body"].startswith("phase ")
     ]
     state = json.loads((run.record / "state.json").read_text())
-    calls = [
-        (
-            c["started_at"],
-            c["started_at"]
-            + max((a + t for a, t, _ in c.get("spans") or []), default=c["latency_s"]),
-        )
-        for c in state["calls"].values()
-    ]
+    calls = [(c["started_at"], c["started_at"] + _ran_s(c)) for c in state["calls"].values()]
     exit_at = run.started_at + run.wall_s
     account: dict = {
         "launch_to_setup_s": marks[0][2] - run.started_at,
@@ -304,6 +297,32 @@ def import_cpu_s(runs: int = 5) -> float:
         return float(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
 
     return statistics.median(cpu(IMPORTS) - cpu("pass") for _ in range(runs))
+
+
+def challenge_split(run: Run, delay_s: float) -> dict[str, float]:
+    """The CHALLENGE phase of round 2 cut up: its `phase` note to the first spawn, the first
+    spawn to the last (council preparing each call in turn: prompt, room, environment,
+    fork), the slowest call beyond D (a CPU to start the simulator on), and its end to the
+    last reply on the bus (reading and storing the replies)."""
+    start, last_reply = phase_span(run.record, "CHALLENGE", 2)
+    state = json.loads((run.record / "state.json").read_text())
+    calls = [
+        (c["started_at"], c["started_at"] + _ran_s(c))
+        for c in state["calls"].values()
+        if c["phase"] == "CHALLENGE"
+    ]
+    first, last = min(c[0] for c in calls), max(c[0] for c in calls)
+    return {
+        "to_first_spawn_s": first - start,
+        "spawns_s": last - first,
+        "slowest_beyond_d_s": max(end - began for began, end in calls) - delay_s,
+        "to_last_reply_s": last_reply - max(end for _, end in calls),
+    }
+
+
+def _ran_s(call: dict) -> float:
+    """Spawn to the last attempt's exit, to the millisecond (`latency_s` is rounded)."""
+    return max((a + t for a, t, _ in call.get("spans") or []), default=call["latency_s"])
 
 
 def phase_span(record: Path, phase: str, round_no: int) -> tuple[float, float]:
@@ -547,9 +566,10 @@ def main() -> int:
 
         # 2. Fan-out: the CHALLENGE phase with 1..16 proxies (median of 3); 5. memory at 16.
         fan: dict[int, float] = {}
+        splits: dict[int, object] = {}
         peak_16, cpu_16 = 0.0, (0.0, 0.0)
         for n in (1, 2, 4, 8, 16):
-            times = []
+            times, split = [], []
             for _ in range(REPEAT):
                 run = project.debate(
                     "--with",
@@ -559,12 +579,15 @@ def main() -> int:
                 )
                 start, end = phase_span(run.record, "CHALLENGE", 2)
                 times.append(end - start)
+                split.append(challenge_split(run, d))
                 if n == 16:
                     peak_16 = max(peak_16, run.peak_rss_mib)
                     cpu_16 = (run.council_cpu_s, run.seats_cpu_s)
             fan[n] = statistics.median(times)
+            splits[n] = rounded(medians(split))
         spread = fan[16] / fan[1]
         figures["fan_out_s"] = {str(n): round(t, 3) for n, t in fan.items()}
+        figures["fan_out_split_s"] = {str(n): v for n, v in splits.items()}
         figures["fan_out_ratio_16_to_1"] = round(spread, 3)
         figures["cpu_16_proxies_s"] = {"council": round(cpu_16[0], 3), "seats": round(cpu_16[1], 3)}
         rows.append(
@@ -573,6 +596,15 @@ def main() -> int:
                 " / ".join(f"{fan[n]:.2f}" for n in fan) + f" s (x{spread:.2f})",
                 "16 <= 1.15 x 1",
                 spread <= 1.15,
+            )
+        )
+        rows.append(
+            (
+                "  1 / 16 proxies: to 1st spawn, spawns, slowest beyond D, to last reply",
+                " | ".join(" ".join(f"{v * 1000:.0f}" for v in splits[n].values()) for n in (1, 16))
+                + " ms",
+                "(breakdown)",
+                None,
             )
         )
         rows.append(

@@ -33,13 +33,19 @@ def ms(seconds: float):
     return pytest.approx(seconds, abs=0.002)
 
 
-def record(tmp_path: Path, marks: list[tuple[str, int, float]], calls: dict) -> Path:
-    def iso(at: float) -> str:
-        return datetime.fromtimestamp(T0 + at, UTC).isoformat(timespec="milliseconds")
+def iso(at: float) -> str:
+    return datetime.fromtimestamp(T0 + at, UTC).isoformat(timespec="milliseconds")
 
+
+def record(
+    tmp_path: Path, marks: list[tuple[str, int, float]], calls: dict, replies: tuple = ()
+) -> Path:
     lines = [
         {"kind": "system", "body": f"phase {name}", "round": round_no, "ts": iso(at)}
         for name, round_no, at in marks
+    ] + [
+        {"kind": "broadcast", "body": "...", "phase": phase, "round": 2, "ts": iso(at)}
+        for phase, at in replies
     ]
     (tmp_path / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
     state = {
@@ -48,6 +54,7 @@ def record(tmp_path: Path, marks: list[tuple[str, int, float]], calls: dict) -> 
                 "started_at": T0 + start,
                 "latency_s": round(took, 2),
                 "spans": [[0.0, took, "ok"]],
+                "phase": stem.split(":")[0],
             }
             for stem, (start, took) in calls.items()
         }
@@ -112,3 +119,23 @@ def test_a_phase_that_called_nobody_is_councils_time_after_the_phase_before(tmp_
     assert list(account["phases"]) == ["R1 PROPOSAL", "R2 DECISION"]
     assert account["phases"]["R1 PROPOSAL"]["after_calls_s"] == ms(0.1 + 0.1)
     assert account["exit_s"] == ms(0.1)
+
+
+def test_the_challenge_of_many_proxies_splits_into_spawning_them_the_slowest_and_the_replies(
+    tmp_path,
+):
+    marks = [("SETUP", 0, 0.3), ("PROPOSAL", 1, 0.35), ("CHALLENGE", 2, 1.50)]
+    calls = {
+        "PROPOSAL:advocate-r1": (0.40, 1.0),
+        "CHALLENGE:critic-r2": (1.51, 1.02),  # the first spawned, 10 ms after the phase
+        "CHALLENGE:proxy-sim-r2": (1.55, 1.08),  # the slowest: 80 ms beyond D
+        "CHALLENGE:proxy-sim-2-r2": (1.60, 1.01),  # the last spawned
+    }
+    replies = (("CHALLENGE", 2.55), ("CHALLENGE", 2.64))
+    split = bench.challenge_split(run(record(tmp_path, marks, calls, replies), 3.0), 1.0)
+    assert split == {
+        "to_first_spawn_s": ms(0.01),
+        "spawns_s": ms(0.09),
+        "slowest_beyond_d_s": ms(0.08),
+        "to_last_reply_s": ms(0.01),  # the slowest ended at 2.63
+    }
