@@ -486,27 +486,9 @@ class Bench:
             [QUESTION, "--files", "README.md", "app.py", *seats, "--json", "--quiet"]
             + (["--model", ",".join(models)] if models else [])
         )
-        self.server.clear()
-        self.server.add_rule(delay_s=delay_s)
-        self.loads.append(os.getloadavg()[0])
-        started_at = time.time()
-        started = time.perf_counter()
-        done = subprocess.run(
-            argv,
-            cwd=self.project(),
-            env=env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=SUBPROCESS_TIMEOUT_S,
+        done, started_at, wall = self.timed(
+            argv, env, delay_s, f"council debate ({label}, {variant.name}, D={delay_s:g})"
         )
-        wall = time.perf_counter() - started
-        if done.returncode != 0:
-            raise Failure(
-                f"council debate ({label}, {variant.name}, D={delay_s:g})",
-                done.returncode,
-                done.stderr,
-            )
         result = json.loads(done.stdout)
         record = self.project() / result["scratchpad"]
         clients = {_adapter(n): n for n in clis}
@@ -531,6 +513,20 @@ class Bench:
             "QUORUM_ROUNDS_PER_AGENT": "1",
         }
         argv = [str(python), str(PEER_DRIVER), QUESTION, ",".join(models), "README.md", "app.py"]
+        _, started_at, wall = self.timed(argv, env, delay_s, f"{PEER} (D={delay_s:g})")
+        return {
+            "delay_s": delay_s,
+            "wall_s": wall,
+            "started_at": started_at,
+            "requests": logged_requests(self.server.log, {}),
+        }
+
+    def timed(
+        self, argv: Sequence[str], env: dict[str, str], delay_s: float, what: str
+    ) -> tuple[subprocess.CompletedProcess[str], float, float]:
+        """Run `argv` in the project against a fresh server log answering after `delay_s`:
+        what it printed, when it started (Unix time) and its wall time; `Failure` unless it
+        exited 0."""
         self.server.clear()
         self.server.add_rule(delay_s=delay_s)
         self.loads.append(os.getloadavg()[0])
@@ -547,13 +543,8 @@ class Bench:
         )
         wall = time.perf_counter() - started
         if done.returncode != 0:
-            raise Failure(f"{PEER} (D={delay_s:g})", done.returncode, done.stderr)
-        return {
-            "delay_s": delay_s,
-            "wall_s": wall,
-            "started_at": started_at,
-            "requests": logged_requests(self.server.log, {}),
-        }
+            raise Failure(what, done.returncode, done.stderr)
+        return done, started_at, wall
 
 
 def logged_requests(log: Sequence[Any], adapter_of: dict[str, str]) -> list[dict]:
