@@ -4,27 +4,18 @@ wall, and a phase that called nobody is council's time after the last calls."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from scripts_module import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("bench_sim", ROOT / "scripts" / "bench.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_sim"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_script()
+bench = load_script("bench.py", "bench_sim")
 T0 = 1_800_000_000.0  # launch
 
 

@@ -9,27 +9,18 @@ of a 2-round debate of simulators."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from scripts_module import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = json.loads((ROOT / "tests" / "data" / "bench-real-runs.json").read_text())
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("bench_real", ROOT / "scripts" / "bench-real.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_real"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load_script()
+bench = load_script("bench-real.py", "bench_real")
 
 
 @pytest.fixture
