@@ -7,7 +7,6 @@ exit code, or 75 for one still running."""
 from __future__ import annotations
 
 import json
-from os.path import commonprefix
 from pathlib import Path
 
 import pytest
@@ -60,10 +59,19 @@ def _without_kind(run_id: str) -> str:
     return run_id.split("-", 1)[1]
 
 
+def _shared(one: str, two: str) -> str:
+    """The characters `one` and `two` begin with alike."""
+    size = next(
+        (i for i, (a, b) in enumerate(zip(one, two, strict=False)) if a != b),
+        min(len(one), len(two)),
+    )
+    return one[:size]
+
+
 def _shortest_unique(run_id: str, other: str) -> str:
     """The shortest prefix of `run_id`'s time stamp and suffix that `other`'s does not share."""
     mine, theirs = _without_kind(run_id), _without_kind(other)
-    return mine[: len(commonprefix([mine, theirs])) + 1]
+    return mine[: len(_shared(mine, theirs)) + 1]
 
 
 # How a user names a run: (how, the reference built from the run's id and the other run's).
@@ -97,7 +105,7 @@ def test_a_run_is_found_by_any_unique_prefix_with_or_without_its_kind(
 
 def test_a_prefix_both_runs_share_is_refused_naming_both(two_runs):
     project, ids = two_runs
-    shared = commonprefix([_without_kind(ids["debate"]), _without_kind(ids["review"])])
+    shared = _shared(_without_kind(ids["debate"]), _without_kind(ids["review"]))
     refused = project.run("show", shared)
     assert refused.returncode == 2
     assert f"'{shared}' matches 2 runs" in refused.stderr
