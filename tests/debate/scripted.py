@@ -17,13 +17,13 @@ from project import Project
 # run's canary, read from the prompt's isolation header (a seat that echoes it is suspect).
 # A phase it has no entry for gets a short reply naming the phase.
 SCRIPTED_SEAT = """\
-import json, os, re, sys, time
+import json, re, sys, time
 if "--version" in sys.argv[1:]:
     print("scripted 1.0")
     raise SystemExit
 prompt = sys.stdin.read()
 phase = next(l[7:].split()[0] for l in prompt.splitlines() if l.startswith("ACTION:"))
-with open(os.environ["SCRIPTED_REPLIES"], encoding="utf-8") as replies:
+with open(sys.argv[1], encoding="utf-8") as replies:
     reply = json.load(replies).get(phase, f"On {phase}: the plan holds up.")
 if isinstance(reply, dict):
     if reply.get("hang"):
@@ -37,21 +37,24 @@ print(reply.replace("{canary}", canary.group(0) if canary else ""))
 """
 
 
+def scripted_clis(project: Project, script: str, answers: Mapping[str, object]) -> str:
+    """council.yaml's `clis:` section for one user-defined CLI per entry of `answers` (CLI
+    name -> what it answers): each runs `script` (written beside the project) with the path
+    of a JSON file of its answers as its one argument."""
+    path = project.root.parent / "scripted_cli.py"
+    path.write_text(script)
+    lines = ["clis:"]
+    for name, answer in answers.items():
+        answers_file = project.root.parent / f"{name}.json"
+        answers_file.write_text(json.dumps(answer))
+        lines += [f"  {name}:", f"    command: [{sys.executable}, -I, -S, {path}, {answers_file}]"]
+    return "\n".join(lines) + "\n"
+
+
 def scripted_seats(project: Project, seats: Mapping[str, Mapping[str, object]]) -> str:
     """council.yaml's `clis:` section for one scripted CLI per entry of `seats` (CLI name ->
     its replies by phase, see SCRIPTED_SEAT)."""
-    script = project.root.parent / "scripted_seat.py"
-    script.write_text(SCRIPTED_SEAT)
-    lines = ["clis:"]
-    for name, replies in seats.items():
-        path = project.root.parent / f"{name}-replies.json"
-        path.write_text(json.dumps(replies))
-        lines += [
-            f"  {name}:",
-            f"    command: [{sys.executable}, -I, -S, {script}]",
-            f"    env:\n      SCRIPTED_REPLIES: '{path}'",
-        ]
-    return "\n".join(lines) + "\n"
+    return scripted_clis(project, SCRIPTED_SEAT, seats)
 
 
 def prompts(record: Path) -> dict[str, str]:
