@@ -5,11 +5,11 @@ real model might give: the same issue in other words, a lone finding, garbage tw
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from debate.scripted import scripted_clis
 from project import Project
 from review.helpers import finding_titled, result_of, review_project, reviewer, validate_review
 
@@ -37,14 +37,7 @@ def findings(*items: dict) -> str:
 
 
 def fake_reviewers(project: Project, **answers: dict) -> None:
-    script = project.root.parent / "fake_reviewer.py"
-    script.write_text(FAKE_REVIEWER)
-    lines = ["clis:"]
-    for name, answer in answers.items():
-        path = project.root.parent / f"{name}.json"
-        path.write_text(json.dumps(answer))
-        lines += [f"  {name}:", f"    command: [{sys.executable}, -I, -S, {script}, {path}]"]
-    project.write_config("\n".join(lines) + "\n")
+    project.write_config(scripted_clis(project, FAKE_REVIEWER, answers))
 
 
 SQL_ONE = {
