@@ -24,7 +24,7 @@ from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
 
 
-def _read_question(question: str) -> str:
+def read_question(question: str) -> str:
     """The question as given: the argument, `-` (stdin) or `@file.md`."""
     if question == "-":
         if sys.stdin is None or sys.stdin.closed:
@@ -90,7 +90,7 @@ def debate(
     # Unquoted, as people type it (`/debate Should we cache? --files a.py`): its words
     # joined; `-` (stdin) and `@file.md` only as the whole argument.
     asked = question[0] if len(question) == 1 else " ".join(question)
-    flags = DebateFlags(question=_read_question(asked), **given)
+    flags = DebateFlags(question=read_question(asked), **given)
     check_output(output, flags.files, asked)
     config = state.config()
     if detach:
