@@ -23,7 +23,7 @@ STANCE_CHARS = 120  # a stance longer than this is cut: it is a line, not an ess
 
 # A `POSITION:` line, read as a `VOTE:` line is: emphasis, a bullet, a heading, a full-width
 # colon are all tolerated.
-_LINE = re.compile(r"^[ \t>*#_-]*POSITION[*_]*[ \t]*[:：][*_]*[ \t]*(.*?)[ \t]*$", re.I | re.M)
+_LINE = re.compile(r"^[ \t>*#_-]*POSITION[*_]*[ \t]*[:\uff1a][*_]*[ \t]*(.*?)[ \t]*$", re.I | re.M)
 _OTHER = re.compile(r"[^\w]+|_+")
 
 

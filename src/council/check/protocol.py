@@ -55,7 +55,9 @@ class CheckProtocol:
 
         return run_check
 
-    def resolve(self, flags: CheckFlags, config: Config, progress: Progress, cwd: Path) -> CheckPlan:
+    def resolve(
+        self, flags: CheckFlags, config: Config, progress: Progress, cwd: Path
+    ) -> CheckPlan:
         from council.check.plan import resolve_check_plan
         from council.debate.protocol import redacted_question
 
@@ -75,7 +77,9 @@ class CheckProtocol:
         lines = sum(f.lines_sent for f in context.files)
         simulated = " (SIMULATED)" if plan.simulated else ""
         options = f" options={','.join(plan.options)}" if plan.options else ""
-        return f"setup{simulated}: check {seats}{options} files={len(context.files)} ({lines} lines)"
+        return (
+            f"setup{simulated}: check {seats}{options} files={len(context.files)} ({lines} lines)"
+        )
 
     def resumed_line(self, state: CheckState) -> str:
         answered = sum(1 for c in state.every_call() if c.answered)

@@ -34,10 +34,12 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 
 from council import __version__
+from council.check.flags import CheckFlags
 from council.debate.flags import DebateFlags
 from council.errors import CouncilError, UsageError
 from council.mcp.arguments import (
     DoctorTimeout,
+    Question,
     RunId,
     Scratchpad,
     Since,
@@ -47,6 +49,7 @@ from council.mcp.arguments import (
 )
 from council.mcp.replies import (
     Cancelled,
+    CheckOutcome,
     ReviewOutcome,
     RunOutcome,
     RunStatus,
@@ -54,6 +57,7 @@ from council.mcp.replies import (
     Started,
     reply,
 )
+from council.question import checked_question
 from council.review.flags import ReviewFlags
 
 if TYPE_CHECKING:  # what a tool call needs is imported by the call: `initialize` comes first
@@ -123,7 +127,7 @@ class Council:
         pad = scratchpad or self.config().scratchpad
         return find_run(Path(pad).expanduser().absolute(), run_id)
 
-    def start(self, kind: str, flags: DebateFlags | ReviewFlags) -> Record:
+    def start(self, kind: str, flags: DebateFlags | ReviewFlags | CheckFlags) -> Record:
         from council.panel.run import detach
         from council.progress import Progress
         from council.protocols import PROTOCOLS
@@ -141,7 +145,7 @@ class Council:
         )
 
     async def run(
-        self, kind: str, flags: DebateFlags | ReviewFlags, ctx: Context
+        self, kind: str, flags: DebateFlags | ReviewFlags | CheckFlags, ctx: Context
     ) -> CallToolResult:
         """Start a run, tell the host its progress until it ends, return its result."""
         from council.mcp.follow import follow
@@ -167,7 +171,9 @@ class Council:
 
         return await self.call(ENDED_REPLIES[kind], record)
 
-    async def started(self, kind: str, flags: DebateFlags | ReviewFlags) -> CallToolResult:
+    async def started(
+        self, kind: str, flags: DebateFlags | ReviewFlags | CheckFlags
+    ) -> CallToolResult:
         record = await self.call(self.start, kind, flags)
         text = (
             f"started {record.id} (record {record.display()}); follow it with {kind}_status, "
@@ -190,6 +196,17 @@ class Council:
         progress notification at every phase and at least every 15 s. With lead "caller" the
         result is the decision prompt: answer it yourself to write the DECISION."""
         return await self.run("debate", flags, ctx)
+
+    async def check(
+        self, flags: CheckFlags, ctx: Context
+    ) -> Annotated[CallToolResult, CheckOutcome]:
+        """A quick look before a debate: every seat answers the question once, blind and in
+        parallel, ending with a POSITION line. Returns the positions with who holds each,
+        the agreement (unanimous, majority, split, insufficient), needs_human, every answer,
+        the exit code (8 split, 9 insufficient) and the record's path. Blocks until every
+        seat answered (one call each); a split check can be debated in full with `council
+        debate --from ID`."""
+        return await self.run("check", flags, ctx)
 
     async def debate_start(
         self, flags: DebateFlags, ctx: Context
@@ -367,6 +384,13 @@ def build_server(settings: Settings) -> MCPServer:
         (council.review_status, reads, FAITHFUL_REVIEW),
         (council.review_result, reads, FAITHFUL_REVIEW),
         (council.review_cancel, stops, ""),
+        (
+            takes_flag_arguments(
+                CheckFlags, council.check, {"question": (Question, checked_question)}
+            ),
+            runs,
+            FAITHFUL,
+        ),
         (council.doctor, reads, ""),
     ]
     return MCPServer(

@@ -31,9 +31,9 @@ Phase
     The first line of the form ``ACTION: <PHASE>`` or ``Phase: <PHASE>`` (key case-insensitive,
     optional Markdown decoration such as ``**ACTION:**`` or ``- Phase:``, ``ACTION:PROPOSAL``
     without a space works) whose value names a known phase decides. Known phases: PROPOSAL,
-    BLIND_TAKE (``BLIND TAKE`` accepted), a check's CHECK, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY
+    BLIND_TAKE (``BLIND TAKE`` accepted), CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY
     (``FINAL SUMMARY`` and ``final-summary`` are accepted), DECISION, CONVERGENCE, REPAIR,
-    and a review's REVIEW, REVIEW_REPAIR, CROSS_CHECK, CROSS_CHECK_REPAIR.
+    a check's CHECK, and a review's REVIEW, REVIEW_REPAIR, CROSS_CHECK, CROSS_CHECK_REPAIR.
     Text after the phase name on that line (e.g. ``ACTION: PROPOSAL (round 1)``) is ignored.
     Lines with unknown values are skipped.
     Without such a line, keywords decide, most specific first:
