@@ -31,18 +31,11 @@ class CheckPlan(RunSetup):
     limit: int = 150  # words each answer may have: a debate's BLIND TAKE's (`words.blind`)
     rounds: int = 1
 
-    @property
-    def seats(self) -> tuple[SeatPlan, ...]:
-        return (self.advocate, self.critic, *self.proxies)
-
-    @property
-    def challengers(self) -> tuple[SeatPlan, ...]:
-        return (self.critic, *self.proxies)
-
-    def labels(self) -> dict[str, str]:
-        """A debate's labels for the same seats (`the advocate`, `Seat A (critic)`, ...):
-        a check continued as a debate names every seat as the check did."""
-        return DebatePlan.labels(self)  # the same seat fields
+    # A debate's own seats, challengers and labels (`the advocate`, `Seat A (critic)`, ...),
+    # read from the same fields: a check continued as a debate names every seat as it did.
+    seats = DebatePlan.seats
+    challengers = DebatePlan.challengers
+    labels = DebatePlan.labels
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CheckPlan:

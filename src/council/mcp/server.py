@@ -81,7 +81,9 @@ INSTRUCTIONS = (
     "returns findings checked by the other reviewers and a gate's verdict. `debate` and "
     "`review` run one to its end; `debate_start`/`review_start` + `debate_status` + "
     "`debate_result`/`review_result` do the same a step at a time (status and cancel take "
-    "any run's id). Every run keeps its record in .scratchpad/<id>/." + FAITHFUL
+    "any run's id). `check` is a cheap first look: one blind answer per seat, grouped into "
+    "positions, with the agreement and whether a human is needed. Every run keeps its record "
+    "in .scratchpad/<id>/." + FAITHFUL
 )
 
 
@@ -273,7 +275,7 @@ class Council:
             self.cursors[record.id] = cursor
         line = status_line(summary, counts)
         then = (
-            f"still running: call {kind}_status again"
+            f"still running: call {status_tool(kind)} again"
             if not summary.settled
             else f"ended: call {kind}_result for its result"
         )
@@ -306,6 +308,13 @@ class Council:
         or for a debate's id."""
         return await self.call(self.result, "review", id, scratchpad)
 
+    async def check_result(
+        self, id: RunId, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, CheckOutcome]:
+        """A check's positions, agreement, needs_human, answers, status, exit code and record
+        path, as check returns them; an error while it still runs, or for another run's id."""
+        return await self.call(self.result, "check", id, scratchpad)
+
     async def debate_cancel(
         self, id: RunId, scratchpad: Scratchpad = None
     ) -> Annotated[CallToolResult, Cancelled]:
@@ -333,7 +342,7 @@ class Council:
         else:
             text = (
                 f"{record.id} (process {pid}) is still stopping after {CANCEL_WAIT_S:g}s; "
-                f"check with {kind}_status"
+                f"check with {status_tool(kind)}"
             )
         return reply(text, Cancelled(id=record.id, status=status, stopped=pid is None))
 
@@ -345,6 +354,11 @@ class Council:
         config = await self.call(self.config)
         report = report_json(await run_doctor(config, timeout_s))
         return reply(json.dumps(report, indent=2), report)
+
+
+def status_tool(kind: str) -> str:
+    """The status tool to name for a run of `kind`: a check's is the debate's (any run's)."""
+    return "debate_status" if kind == "check" else f"{kind}_status"
 
 
 def stop(record: Record) -> None:
@@ -391,6 +405,7 @@ def build_server(settings: Settings) -> MCPServer:
             runs,
             FAITHFUL,
         ),
+        (council.check_result, reads, FAITHFUL),
         (council.doctor, reads, ""),
     ]
     return MCPServer(
