@@ -37,6 +37,8 @@ async def test_the_check_tool_returns_the_positions_and_who_holds_each(project):
                 "proxies": ["sim:gamma"],
             },
         )
+        again = await session.call_tool("check_result", {"id": "last"})
+        refused = await session.call_tool("debate_result", {"id": "last"})
     assert not result.is_error, text(result)  # a majority is an answer, not an error
     structured = result.structured_content
     assert structured["id"].startswith("check-") and structured["exit_code"] == 0
@@ -45,6 +47,8 @@ async def test_the_check_tool_returns_the_positions_and_who_holds_each(project):
     assert positions == [("Redis", ["advocate", "proxy-sim"]), ("Postgres", ["critic"])]
     assert structured["markdown"] == (project.record() / "check.md").read_text()
     assert "Agreement: majority · needs a human: yes" in text(result)
+    assert again.structured_content == structured  # the same result, by the check's id
+    assert refused.is_error and "get its result with check_result" in text(refused)
 
 
 @pytest.mark.anyio
