@@ -194,3 +194,13 @@ def test_the_simulator_states_its_position_on_the_last_line():
     prompt = "ACTION: CHECK\nQuestion: x?\n## Options\n- Blue\n- Green\nSIM_PREFER(m=Green)\n"
     assert build_reply(prompt.encode(), prompt, "CHECK", None).endswith("\nPOSITION: Blue")
     assert build_reply(prompt.encode(), prompt, "CHECK", "m").endswith("\nPOSITION: Green")
+
+
+def test_a_secret_in_the_question_or_an_option_never_reaches_a_prompt(project):
+    key = "sk-ant-api03-" + "Zq7" * 30
+    run = project.run("check", f"Rotate {key}?", "--options", f"yes {key},no", "--sim")
+    assert run.returncode == 0, run.stderr
+    assert "redacted 1 secret(s) from the question" in run.stderr
+    written = [p.read_text() for p in project.record().iterdir() if p.is_file()]
+    assert written and not [text for text in written if key in text]
+    assert key not in run.stdout

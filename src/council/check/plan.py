@@ -50,7 +50,8 @@ class CheckPlan(RunSetup):
 def resolve_check_plan(flags: CheckFlags, config: Config) -> CheckPlan:
     """The seats a debate with these flags would seat (no lead: a rule groups the answers),
     and the check's own settings."""
-    options = tuple(dict.fromkeys(o for o in flags.options or () if o))
+    # One line each: an option is a bullet of the prompt and a stance to match.
+    options = tuple(dict.fromkeys(" ".join(o.split()) for o in flags.options or () if o.strip()))
     if len(options) == 1 or len(options) > MAX_OPTIONS:
         raise UsageError(
             f"--options takes 2 to {MAX_OPTIONS} answers to choose from, not {len(options)}; "

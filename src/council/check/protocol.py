@@ -62,7 +62,11 @@ class CheckProtocol:
         from council.debate.protocol import redacted_question
 
         question = redacted_question(flags.question, config, progress)
-        return resolve_check_plan(replace(flags, question=question), config)
+        # The options are part of the question: they leave the machine in every prompt too.
+        options = tuple(redacted_question(o, config, progress) for o in flags.options or ())
+        return resolve_check_plan(
+            replace(flags, question=question, options=options or None), config
+        )
 
     def check(
         self, plan: CheckPlan, context: RunContext, config: Config, progress: Progress
