@@ -11,7 +11,7 @@ from typing import Any
 
 from council.check.markdown import render_markdown
 from council.check.protocol import CHECK
-from council.mcp.outcome import Ended, ended_run
+from council.mcp.outcome import Ended, ended_facts, ended_run
 from council.panel.protocol import ENDED
 from council.runs.record import Record
 
@@ -49,11 +49,7 @@ def check_of(record: Record, cwd: Path | None = None) -> Check:
     """The outcome of a check that has ended."""
     state, summary, result = ended_run(CHECK, record)
     return Check(
-        id=record.id,
-        status=summary.status,
-        exit_code=int(state.get("exit_code") or 0),
-        record=record.display(cwd),
-        error=state.get("error"),
+        **ended_facts(record, state, summary, cwd),
         markdown=render_markdown(result) if summary.status in ENDED else "",
         agreement=result["agreement"],
         needs_human=result["needs_human"],
