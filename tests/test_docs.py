@@ -90,7 +90,7 @@ def test_the_readme_lists_every_exit_code_and_debate_help_agrees_with_it():
 
     readme = exit_codes((ROOT / "README.md").read_text(encoding="utf-8"))
     assert set(readme) == {code.value for code in ExitCode}, readme
-    for command in ("debate", "review"):
+    for command in ("debate", "review", "check"):
         shown = CliRunner().invoke(cli, [command, "--help"], prog_name="council").output
         codes = exit_codes(shown)
         assert set(codes) <= set(readme), (command, codes)
@@ -108,7 +108,7 @@ def test_every_flag_of_debate_and_review_is_in_the_commands_spec():
     global_line = next(line for line in spec.splitlines() if line.startswith("Every command"))
     global_line += spec.split("Global:", 1)[1].split("\n\n", 1)[0]
     missing = []
-    for name in ("debate", "review"):
+    for name in ("debate", "review", "check"):
         section = spec.split(f"## council {name}", 1)[1].split("\n## ", 1)[0]
         for param in app.cli.commands[name].params:
             for flag in (o for o in param.opts if o.startswith("--")):

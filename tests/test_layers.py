@@ -29,7 +29,7 @@ LAYERS = {
         "doctor",
         "report",
     },
-    "protocols": {"debate", "review", "protocols"},
+    "protocols": {"debate", "review", "check", "protocols"},
     "front ends": {"cli", "mcp", "__main__"},
 }
 ORDER = ["base", "services", "protocols", "front ends"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import council
+from council.check.flags import CheckFlags
 from council.debate.flags import ROUNDS, DebateFlags
 from council.errors import UsageError
 from council.options import Option, option, options_of, switch
@@ -127,7 +128,7 @@ def test_the_shared_flags_are_declared_once_and_each_protocol_adds_only_its_own(
         "cold",
         "no_lean",
     }
-    for flags in (DebateFlags, ReviewFlags):
+    for flags in (DebateFlags, ReviewFlags, CheckFlags):
         assert issubclass(flags, RunFlags)
         inherited = {name: o for name, o in options_of(flags).items() if name in shared}
         assert inherited == options_of(RunFlags)
@@ -140,8 +141,13 @@ def test_the_shared_flags_are_declared_once_and_each_protocol_adds_only_its_own(
         "preset",
         "quorum",
         "max_cost",
+        "from_check",
         "no_blind",
     }
+    check = options_of(CheckFlags)
+    assert set(check) - shared == {"options", "proxies", "advocate", "critic"}
+    for seat in ("proxies", "advocate", "critic"):  # the debate's own declaration of each
+        assert check[seat] == options_of(DebateFlags)[seat]
     assert set(options_of(ReviewFlags)) - shared == {
         "reviewers",
         "fail_on",

@@ -4,13 +4,14 @@ a record is; a third protocol is its plan, lead and protocol module and one line
 
 from __future__ import annotations
 
+from council.check.protocol import CHECK
 from council.debate.protocol import DEBATE
 from council.errors import UsageError
 from council.panel.protocol import RunProtocol
 from council.review.protocol import REVIEW
 from council.runs.record import Record, kind_of
 
-PROTOCOLS: dict[str, RunProtocol] = {p.kind: p for p in (DEBATE, REVIEW)}
+PROTOCOLS: dict[str, RunProtocol] = {p.kind: p for p in (DEBATE, REVIEW, CHECK)}
 
 
 def protocol_of(record: Record | str) -> RunProtocol:

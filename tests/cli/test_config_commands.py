@@ -154,4 +154,4 @@ def test_the_completion_script_completes_commands_and_choices():
         timeout=60,
         env={"PATH": "/usr/bin:/bin", **env},
     )
-    assert result.stdout.split() == ["plain,result", "plain,config", "plain,review"]
+    assert result.stdout.split() == ["plain,result", "plain,config", "plain,review", "plain,check"]

@@ -12,6 +12,7 @@ import anyio
 import click
 import pytest
 
+from council.check.flags import CheckFlags
 from council.cli import cli
 from council.debate.flags import DebateFlags
 from council.mcp.arguments import flag_values
@@ -23,6 +24,7 @@ from council.review.flags import ReviewFlags
 FRONT_END_ONLY = {
     "debate": {"as_json", "output", "detach", "args_stdin", "quiet", "verbose", "help"},
     "review": {"as_json", "detach", "args_stdin", "quiet", "verbose", "help"},
+    "check": {"as_json", "detach", "args_stdin", "quiet", "verbose", "help"},
 }
 
 
@@ -64,6 +66,7 @@ FLAG_TOOLS = {
     "debate_start": ("debate", DebateFlags),
     "review": ("review", ReviewFlags),
     "review_start": ("review", ReviewFlags),
+    "check": ("check", CheckFlags),
 }
 
 
@@ -125,14 +128,15 @@ def test_the_values_of_pairs_are_bounded_as_the_plan_checks_them():
 def test_the_tools_take_the_question_and_every_option_offered_to_tools():
     for tool, (command, flags) in FLAG_TOOLS.items():
         schema = tool_schemas()[tool]
-        required = ["question"] if command == "debate" else []  # a review's subject: its flags
+        # A review's subject is its flags.
+        required = ["question"] if command in ("debate", "check") else []
         offered = [o.name for o in tool_declarations(flags)]
         assert list(schema["properties"]) == [*required, *offered], tool
         assert schema["additionalProperties"] is False
 
 
 def test_every_option_of_debate_and_review_is_declared_or_the_front_ends_own():
-    for command, flags in (("debate", DebateFlags), ("review", ReviewFlags)):
+    for command, flags in (("debate", DebateFlags), ("review", ReviewFlags), ("check", CheckFlags)):
         own = set(click_options(command)) - FRONT_END_ONLY[command]
         assert own == set(options_of(flags)), command
 

@@ -28,6 +28,8 @@ TOOLS = {
         for kind in ("debate", "review")
         for tool in ("", "_start", "_status", "_result", "_cancel")
     ),
+    "check",
+    "check_result",
     "doctor",
 }
 

@@ -24,7 +24,7 @@ from council.errors import ExitCode, UsageError
 from council.question import READ_LIMIT, checked_question
 
 
-def _read_question(question: str) -> str:
+def read_question(question: str) -> str:
     """The question as given: the argument, `-` (stdin) or `@file.md`."""
     if question == "-":
         if sys.stdin is None or sys.stdin.closed:
@@ -78,28 +78,41 @@ def debate(
     Example: council debate "Redis or Postgres for sessions?" --files app.py db.py --rounds 3
 
     In the background: council debate "..." --files app.py --detach, then council wait last
+
+    From a check, without asking its seats again: council debate --from check-20261128-1430-ab12
     """
     from council.debate.protocol import DEBATE
     from council.panel.run import start
 
-    if not question:
+    from_check = given.get("from_check")
+    if not question and from_check is None:
         raise UsageError(
             'the question is missing: give it first (council debate "question" --files a.py '
             'b.py), or end the file list with -- (--files a.py b.py -- "question")'
         )
+    if question and from_check is not None:
+        raise UsageError(
+            f"--from {from_check} debates the check's own question: drop the question, or --from"
+        )
     # Unquoted, as people type it (`/debate Should we cache? --files a.py`): its words
     # joined; `-` (stdin) and `@file.md` only as the whole argument.
     asked = question[0] if len(question) == 1 else " ".join(question)
-    flags = DebateFlags(question=_read_question(asked), **given)
-    check_output(output, flags.files, asked)
     config = state.config()
+    protocol = DEBATE
+    if from_check is None:
+        flags = DebateFlags(question=read_question(asked), **given)
+    else:
+        from council.check.handoff import continued
+
+        protocol, flags = continued(DebateFlags(question="", **given), config, Path.cwd())
+    check_output(output, flags.files, asked)
     if detach:
         if output is not None:  # nobody is left to write it when the run ends
             raise UsageError(
                 "--output with --detach: the run ends in the background; write its result "
                 "then with `council wait ID > FILE` (or `council show ID --json > FILE`)"
             )
-        return detach_run(state, DEBATE, flags, config, as_json)
+        return detach_run(state, protocol, flags, config, as_json)
     collect_from_now()
-    run = start(DEBATE, flags, config, state.progress())
+    run = start(protocol, flags, config, state.progress())
     return emit_run(run, "json" if as_json else "md", output)

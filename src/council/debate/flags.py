@@ -43,6 +43,13 @@ class DebateFlags(RunFlags):
         low=0,
         above=True,
     )
+    from_check: str | None = option(
+        "--from",
+        "Continue a check (its id, a unique prefix, or last) as a full debate on its question, "
+        "files and seats: the challengers' check answers are their BLIND TAKE, not asked again",
+        metavar="CHECK-ID",
+        tool=False,
+    )
     no_blind: bool = switch(
         "--no-blind",
         "Skip the BLIND TAKE (each challenger's own first answer, beside the proposal)",

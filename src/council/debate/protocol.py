@@ -54,15 +54,9 @@ class DebateProtocol:
     def resolve(
         self, flags: DebateFlags, config: Config, progress: Progress, cwd: Path
     ) -> DebatePlan:
-        # The question leaves the machine in every prompt: it gets the files' redaction
-        # too, and (pasted from anywhere) no terminal control sequence of it goes further.
-        from council.context import Redactor
         from council.debate.plan import resolve_plan
 
-        redactor = Redactor(config.redact.extra_patterns)
-        question, found = redactor.text(clean(flags.question), filename="question.md")
-        if found:
-            progress.warn(f"redacted {sum(found.values())} secret(s) from the question")
+        question = redacted_question(flags.question, config, progress)
         return resolve_plan(replace(flags, question=question), config)
 
     def check(
@@ -125,6 +119,18 @@ class DebateProtocol:
 
 
 DEBATE = DebateProtocol()
+
+
+def redacted_question(question: str, config: Config, progress: Progress) -> str:
+    """The question leaves the machine in every prompt: it gets the files' redaction too, and
+    (pasted from anywhere) no terminal control sequence of it goes further."""
+    from council.context import Redactor
+
+    redactor = Redactor(config.redact.extra_patterns)
+    text, found = redactor.text(clean(question), filename="question.md")
+    if found:
+        progress.warn(f"redacted {sum(found.values())} secret(s) from the question")
+    return text
 
 
 def _own_vendor_lead(plan: DebatePlan, config: Config) -> str | None:

@@ -100,6 +100,7 @@ def build_result(state: DebateState, scratchpad: str) -> dict[str, Any]:
                 "files": {"prompt": c.prompt_file, "response": c.response_file},
                 "reason": c.reason,
                 "injection": c.injection,
+                "copied_from": c.copied_from,
             }
             for c in contributions
         ],

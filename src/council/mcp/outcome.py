@@ -104,6 +104,19 @@ def ended_run(
     return state, summarize(record, state), load_result(protocol, record, state)
 
 
+def ended_facts(
+    record: Record, state: dict[str, Any], summary: RunSummary, cwd: Path | None
+) -> dict[str, Any]:
+    """The fields of `Ended` for a run that has ended, from its state and summary."""
+    return {
+        "id": record.id,
+        "status": summary.status,
+        "exit_code": int(state.get("exit_code") or 0),
+        "record": record.display(cwd),
+        "error": state.get("error"),
+    }
+
+
 def outcome_of(record: Record, cwd: Path | None = None) -> Outcome:
     """The outcome of a debate that has ended."""
     state, summary, result = ended_run(DEBATE, record)

@@ -61,6 +61,39 @@ class ReviewOutcome(BaseModel):
     reviewers: list[Reviewer]
 
 
+class Position(BaseModel):
+    stance: str  # the option its holders named, or the first holder's stance as written
+    option: bool  # one of the check's options
+    seats: list[str]  # who holds it, in seat order
+    labels: list[str]  # the same seats by their labels (`Seat A (critic)`)
+    count: int
+
+
+class CheckAnswer(BaseModel):
+    seat: str
+    role: str
+    label: str
+    cli: str
+    status: str  # ok, late, or how it failed
+    stance: str | None  # its POSITION line; None: none
+    text: str
+
+
+class CheckOutcome(BaseModel):
+    id: str
+    status: str  # completed | degraded | failed | interrupted
+    exit_code: int  # 8: split, 9: insufficient
+    record: str
+    error: str | None
+    checked: bool  # the check ended with its answers grouped (completed or degraded)
+    agreement: str | None  # unanimous | majority | split | insufficient; None: not checked
+    needs_human: bool
+    positions: list[Position]
+    answers: list[CheckAnswer]
+    markdown: str  # check.md, for the hosts that hand their model only structured content
+    note: str | None  # what to tell the user when the check did not end
+
+
 class Started(BaseModel):
     id: str
     record: str

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from mcp.types import CallToolResult
 
 from council.errors import UsageError
+from council.mcp.checks import check_of
 from council.mcp.findings import review_of
 from council.mcp.outcome import outcome_of
 from council.mcp.replies import reply
@@ -35,10 +36,16 @@ def review_reply(record: Record) -> CallToolResult:
     return reply(review.text(), review.to_json(), error=not review.reached)
 
 
+def check_reply(record: Record) -> CallToolResult:
+    check = check_of(record)
+    return reply(check.text(), check.to_json(), error=not check.reached)
+
+
 # What an ended run's result tool returns, by the tools' protocol (`debate_result`, ...).
 ENDED_REPLIES: dict[str, Callable[[Record], CallToolResult]] = {
     "debate": debate_reply,
     "review": review_reply,
+    "check": check_reply,
 }
 
 

@@ -34,10 +34,12 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 
 from council import __version__
+from council.check.flags import CheckFlags
 from council.debate.flags import DebateFlags
 from council.errors import CouncilError, UsageError
 from council.mcp.arguments import (
     DoctorTimeout,
+    Question,
     RunId,
     Scratchpad,
     Since,
@@ -47,6 +49,7 @@ from council.mcp.arguments import (
 )
 from council.mcp.replies import (
     Cancelled,
+    CheckOutcome,
     ReviewOutcome,
     RunOutcome,
     RunStatus,
@@ -54,6 +57,7 @@ from council.mcp.replies import (
     Started,
     reply,
 )
+from council.question import checked_question
 from council.review.flags import ReviewFlags
 
 if TYPE_CHECKING:  # what a tool call needs is imported by the call: `initialize` comes first
@@ -77,7 +81,9 @@ INSTRUCTIONS = (
     "returns findings checked by the other reviewers and a gate's verdict. `debate` and "
     "`review` run one to its end; `debate_start`/`review_start` + `debate_status` + "
     "`debate_result`/`review_result` do the same a step at a time (status and cancel take "
-    "any run's id). Every run keeps its record in .scratchpad/<id>/." + FAITHFUL
+    "any run's id). `check` is a cheap first look: one blind answer per seat, grouped into "
+    "positions, with the agreement and whether a human is needed. Every run keeps its record "
+    "in .scratchpad/<id>/." + FAITHFUL
 )
 
 
@@ -123,7 +129,7 @@ class Council:
         pad = scratchpad or self.config().scratchpad
         return find_run(Path(pad).expanduser().absolute(), run_id)
 
-    def start(self, kind: str, flags: DebateFlags | ReviewFlags) -> Record:
+    def start(self, kind: str, flags: DebateFlags | ReviewFlags | CheckFlags) -> Record:
         from council.panel.run import detach
         from council.progress import Progress
         from council.protocols import PROTOCOLS
@@ -141,7 +147,7 @@ class Council:
         )
 
     async def run(
-        self, kind: str, flags: DebateFlags | ReviewFlags, ctx: Context
+        self, kind: str, flags: DebateFlags | ReviewFlags | CheckFlags, ctx: Context
     ) -> CallToolResult:
         """Start a run, tell the host its progress until it ends, return its result."""
         from council.mcp.follow import follow
@@ -167,7 +173,9 @@ class Council:
 
         return await self.call(ENDED_REPLIES[kind], record)
 
-    async def started(self, kind: str, flags: DebateFlags | ReviewFlags) -> CallToolResult:
+    async def started(
+        self, kind: str, flags: DebateFlags | ReviewFlags | CheckFlags
+    ) -> CallToolResult:
         record = await self.call(self.start, kind, flags)
         text = (
             f"started {record.id} (record {record.display()}); follow it with {kind}_status, "
@@ -190,6 +198,17 @@ class Council:
         progress notification at every phase and at least every 15 s. With lead "caller" the
         result is the decision prompt: answer it yourself to write the DECISION."""
         return await self.run("debate", flags, ctx)
+
+    async def check(
+        self, flags: CheckFlags, ctx: Context
+    ) -> Annotated[CallToolResult, CheckOutcome]:
+        """A quick look before a debate: every seat answers the question once, blind and in
+        parallel, ending with a POSITION line. Returns the positions with who holds each,
+        the agreement (unanimous, majority, split, insufficient), needs_human, every answer,
+        the exit code (8 split, 9 insufficient) and the record's path. Blocks until every
+        seat answered (one call each); a split check can be debated in full with `council
+        debate --from ID`."""
+        return await self.run("check", flags, ctx)
 
     async def debate_start(
         self, flags: DebateFlags, ctx: Context
@@ -256,7 +275,7 @@ class Council:
             self.cursors[record.id] = cursor
         line = status_line(summary, counts)
         then = (
-            f"still running: call {kind}_status again"
+            f"still running: call {status_tool(kind)} again"
             if not summary.settled
             else f"ended: call {kind}_result for its result"
         )
@@ -289,6 +308,13 @@ class Council:
         or for a debate's id."""
         return await self.call(self.result, "review", id, scratchpad)
 
+    async def check_result(
+        self, id: RunId, scratchpad: Scratchpad = None
+    ) -> Annotated[CallToolResult, CheckOutcome]:
+        """A check's positions, agreement, needs_human, answers, status, exit code and record
+        path, as check returns them; an error while it still runs, or for another run's id."""
+        return await self.call(self.result, "check", id, scratchpad)
+
     async def debate_cancel(
         self, id: RunId, scratchpad: Scratchpad = None
     ) -> Annotated[CallToolResult, Cancelled]:
@@ -316,7 +342,7 @@ class Council:
         else:
             text = (
                 f"{record.id} (process {pid}) is still stopping after {CANCEL_WAIT_S:g}s; "
-                f"check with {kind}_status"
+                f"check with {status_tool(kind)}"
             )
         return reply(text, Cancelled(id=record.id, status=status, stopped=pid is None))
 
@@ -328,6 +354,11 @@ class Council:
         config = await self.call(self.config)
         report = report_json(await run_doctor(config, timeout_s))
         return reply(json.dumps(report, indent=2), report)
+
+
+def status_tool(kind: str) -> str:
+    """The status tool to name for a run of `kind`: a check's is the debate's (any run's)."""
+    return "debate_status" if kind == "check" else f"{kind}_status"
 
 
 def stop(record: Record) -> None:
@@ -367,6 +398,14 @@ def build_server(settings: Settings) -> MCPServer:
         (council.review_status, reads, FAITHFUL_REVIEW),
         (council.review_result, reads, FAITHFUL_REVIEW),
         (council.review_cancel, stops, ""),
+        (
+            takes_flag_arguments(
+                CheckFlags, council.check, {"question": (Question, checked_question)}
+            ),
+            runs,
+            FAITHFUL,
+        ),
+        (council.check_result, reads, FAITHFUL),
         (council.doctor, reads, ""),
     ]
     return MCPServer(

@@ -53,6 +53,10 @@ class Contribution:
     # {suspect, evidence, reported} when the answer echoed the canary, forged a fence or
     # reported an injection (context/fences.py); None: nothing of the kind.
     injection: dict[str, Any] | None = None
+    # `<record id>/<stem>`: the call was made by another run and copied into this one (a
+    # check's answer as a debate's BLIND TAKE, `council debate --from`); this run asked
+    # nothing for it. None: this run's own call.
+    copied_from: str | None = None
 
     @property
     def answered(self) -> bool:

@@ -35,7 +35,7 @@ from council.panel.calls import Tuning
 from council.panel.drive import run_to_end, take_over
 from council.panel.launch import Stopped, pause, stops_held, stops_raise, stops_unheld
 from council.panel.protocol import ENDED, RunProtocol, rendered
-from council.panel.state import RunState
+from council.panel.state import RunState, reply_file
 from council.progress import Progress
 from council.runs.detach import hand_over
 from council.runs.lock import RecordLock
@@ -218,6 +218,8 @@ def _create(
         "warnings": list(context.warnings),
     }
     state = protocol.new_state(shared, plan, context).in_record(record.path)
+    for call in state.every_call():  # a run may start with calls copied from another's record
+        record.write_text(reply_file(call.stem), call.text)
     record.write_json(CONTEXT_JSON, context.to_json())
     record.write_text("context.md", render_context_md(context))
     record.save_state(state)

@@ -33,7 +33,7 @@ Phase
     without a space works) whose value names a known phase decides. Known phases: PROPOSAL,
     BLIND_TAKE (``BLIND TAKE`` accepted), CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY
     (``FINAL SUMMARY`` and ``final-summary`` are accepted), DECISION, CONVERGENCE, REPAIR,
-    and a review's REVIEW, REVIEW_REPAIR, CROSS_CHECK, CROSS_CHECK_REPAIR.
+    a check's CHECK, and a review's REVIEW, REVIEW_REPAIR, CROSS_CHECK, CROSS_CHECK_REPAIR.
     Text after the phase name on that line (e.g. ``ACTION: PROPOSAL (round 1)``) is ignored.
     Lines with unknown values are skipped.
     Without such a line, keywords decide, most specific first:
@@ -84,6 +84,11 @@ Injected material
     reply gets the canary on a line after the object). Every other sim reports the instruction
     on an ``INJECTION: <line>`` line (after a JSON object), as the prompt asks. DECISION,
     REPAIR and CONVERGENCE (the lead's calls) do neither.
+Stance
+    A CHECK answer is a blind take that ends with ``POSITION: <stance>``: the stance that a
+    ``SIM_PREFER(name=stance,...)`` anywhere in the prompt gives this simulator's ``--model``
+    (tests seat ``sim:alpha`` and ``sim:beta`` to make a panel split), else the first option
+    listed under ``## Options``, else ``yes``.
 Markers
     ``FORCE_DIVERGE`` anywhere in the prompt makes CONVERGENCE answer ``"converged": false``
     with a non-empty ``open_blocking``. ``FORCE_BLOCKING`` makes DECISION/REPAIR return a
@@ -91,8 +96,8 @@ Markers
 
 Replies
 -------
-Text phases (PROPOSAL, BLIND_TAKE, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY, UNKNOWN) give
-one paragraph starting with ``[SIMULATED]``. CONVERGENCE gives
+Text phases (PROPOSAL, BLIND_TAKE, CHECK, CHALLENGE, RESPOND, REBUTTAL, FINAL_SUMMARY,
+UNKNOWN) give one paragraph starting with ``[SIMULATED]``. CONVERGENCE gives
 ``{"converged": bool, "open_blocking": [...]}``.
 REVIEW and REVIEW_REPAIR give ``{"findings": [...]}``, CROSS_CHECK and CROSS_CHECK_REPAIR
 ``{"verdicts": [...]}`` (see ``council.sim.review``: findings from the smells on the code's

@@ -10,6 +10,7 @@ import re
 PHASES = (
     "PROPOSAL",
     "BLIND_TAKE",
+    "CHECK",
     "CHALLENGE",
     "RESPOND",
     "REBUTTAL",

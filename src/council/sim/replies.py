@@ -7,6 +7,7 @@ same reply and different debates read differently.
 from __future__ import annotations
 
 import hashlib
+import re
 
 from council.sim import injection as I
 from council.sim import prompt as P
@@ -155,6 +156,28 @@ def _blind_take(c: _Context) -> list[str]:
         f"{c.label} {c.subject} would answer {c.q} on my own like this: {c.pick(22, _APPROACHES)}.",
         c.pick(23, _RISKS),
     ]
+
+
+_PREFER = re.compile(r"SIM_PREFER\(([^)]*)\)")
+_OPTION_LINE = re.compile(r"^- (.+)$")
+
+
+def _check(c: _Context, model: str | None) -> tuple[list[str], str]:
+    """A check's answer (a blind take) and its stance: the one `SIM_PREFER(name=stance,...)`
+    in the prompt gives this simulator's `--model`, else the first option listed under
+    `## Options`, else `yes`."""
+    for marker in _PREFER.findall(c.text):
+        for pair in marker.split(","):
+            name, _, stance = pair.partition("=")
+            if model and name.strip() == model and stance.strip():
+                return _blind_take(c), stance.strip()
+    lines = c.text.splitlines()
+    if "## Options" in lines:
+        below = lines[lines.index("## Options") + 1 :]
+        options = [m.group(1) for line in below if (m := _OPTION_LINE.match(line))]
+        if options:
+            return _blind_take(c), options[0]
+    return _blind_take(c), "yes"
 
 
 def _challenge(c: _Context) -> list[str]:
@@ -329,8 +352,12 @@ def build_reply(
         return _convergence(c)
     if phase in ("DECISION", "REPAIR"):
         return _decision(c)
-    sentences = _TEXT_PHASES.get(phase, _generic)(c)
     closing = []
+    if phase == "CHECK":
+        sentences, stance = _check(c, model)
+        closing.append(f"POSITION: {stance}")
+    else:
+        sentences = _TEXT_PHASES.get(phase, _generic)(c)
     if found is not None and taken:
         sentences = [_obedience(c, found, text), *sentences]
     elif found is not None:
