@@ -190,11 +190,18 @@ def namespace_command(wanted: bool) -> list[str]:
     return []
 
 
-def scratch_parent() -> str:
+def scratch_parent(isolated: bool) -> str:
+    """Where the copies go: not under /tmp when each run gets a private /tmp (it would hide
+    them)."""
     for folder in (os.environ.get("PLANT_BUGS_TMP"), "/var/tmp", str(Path.home() / ".cache")):
         if folder and os.access(folder, os.W_OK | os.X_OK):
+            if isolated and Path(folder).resolve().is_relative_to("/tmp"):
+                raise ListError(
+                    f"the copies would go under /tmp ({folder}), which each run's private /tmp "
+                    "hides; set PLANT_BUGS_TMP to another folder, or pass --no-isolate"
+                )
             return folder
-    sys.exit("plant-bugs: no writable folder for the copies; set PLANT_BUGS_TMP")
+    raise ListError("no writable folder for the copies; set PLANT_BUGS_TMP to one")
 
 
 def forget_bytecode(path: Path) -> None:
@@ -347,7 +354,9 @@ def run_all(bugs: list[Bug], args: argparse.Namespace) -> list[Result]:
     planter = Planter(args, isolate)
     results: dict[str, Result] = {}
     # Not under /tmp: each run mounts a private /tmp over it.
-    with tempfile.TemporaryDirectory(prefix="plant-bugs-", dir=scratch_parent()) as scratch:
+    with tempfile.TemporaryDirectory(
+        prefix="plant-bugs-", dir=scratch_parent(bool(isolate))
+    ) as scratch:
         jobs = max(1, min(args.jobs, len(bugs)))
         trees: queue.Queue[Path] = queue.Queue()
         for job in range(jobs):
