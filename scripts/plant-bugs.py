@@ -218,15 +218,17 @@ class Planter:
         self.running: set[subprocess.Popen[bytes]] = set()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.flaky: list[str] = []  # tests the baseline found flaky: left out of every run
 
-    def pytest_command(self, tests: tuple[str, ...]) -> list[str]:
+    def pytest_command(self, tests: tuple[str, ...], first_failure: bool = True) -> list[str]:
         marker = ["-m", self.args.marker] if self.args.marker else []
+        deselected = [arg for node in self.flaky for arg in ("--deselect", node)]
         return [
             *self.isolate,
             sys.executable,
             "-m",
             "pytest",
-            "-x",
+            *(["-x"] if first_failure else []),
             "-q",
             "-p",
             "no:cacheprovider",
@@ -235,10 +237,13 @@ class Planter:
             "-n",
             str(self.args.n),
             *marker,
+            *deselected,
             *tests,
         ]
 
-    def run_tests(self, tree: Path, tests: tuple[str, ...], log: Path) -> tuple[int | None, str]:
+    def run_tests(
+        self, tree: Path, tests: tuple[str, ...], log: Path, first_failure: bool = True
+    ) -> tuple[int | None, str]:
         """pytest's exit status (None: timed out) and its output."""
         env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "PYTHONPATH")}
         # The copy's sources first: an editable install points at the working tree.
@@ -247,7 +252,7 @@ class Planter:
         env.pop("MUTANT_UNDER_TEST", None)
         with open(log, "wb") as out:
             process = subprocess.Popen(
-                self.pytest_command(tests),
+                self.pytest_command(tests, first_failure),
                 cwd=tree,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -267,15 +272,23 @@ class Planter:
                     self.running.discard(process)
         return code, log.read_text(errors="replace")
 
-    def baseline(self, tree: Path, bugs: list[Bug]) -> list[str] | None:
-        """Every listed test file once with no bug planted: None when they pass, else the
-        tests that failed."""
+    def baseline(self, tree: Path, bugs: list[Bug]) -> list[str]:
+        """Every listed test once with no bug planted. A test that fails then but passes when
+        run again alone is flaky: it is left out of every bug's run (a failure of it would
+        say nothing about the bug) and reported. Returns the tests that fail for real."""
         tests = tuple(dict.fromkeys(test for bug in bugs for test in bug.tests))
         log = (self.args.logs or tree.parent) / "baseline.log"
-        code, output = self.run_tests(tree, tests, log)
+        code, output = self.run_tests(tree, tests, log, first_failure=False)
         if code == 0:
-            return None
-        return re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.MULTILINE)
+            return []
+        failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.MULTILINE)
+        if not failed:
+            return [f"pytest exited {code} (see {log.name} with --logs)"]
+        again, _ = self.run_tests(tree, tuple(failed), log.with_name("baseline-again.log"))
+        if again != 0:
+            return failed
+        self.flaky = failed
+        return []
 
     def plant(self, bug: Bug, tree: Path) -> Result:
         result = Result(bug.id, bug.area, ERROR, bug.notice, equivalent=bug.equivalent)
@@ -343,7 +356,8 @@ def select(bugs: list[Bug], ids: list[str], areas: list[str]) -> list[Bug]:
     return chosen
 
 
-def run_all(bugs: list[Bug], args: argparse.Namespace) -> list[Result]:
+def run_all(bugs: list[Bug], args: argparse.Namespace) -> tuple[list[Result], list[str]]:
+    """Each bug's result, in the list's order, and the tests the baseline found flaky."""
     isolate = namespace_command(not args.no_isolate and not args.check)
     if not isolate and not args.no_isolate and not args.check:
         print(
@@ -364,11 +378,17 @@ def run_all(bugs: list[Bug], args: argparse.Namespace) -> list[Result]:
 
         if not args.no_baseline and not args.check:
             failed = planter.baseline(trees.queue[0], bugs)
-            if failed is not None:
+            if failed:
                 raise ListError(
                     "the tests fail with no bug planted, so a caught bug would mean nothing: "
-                    + (", ".join(failed) or "see pytest's output with --logs")
-                    + "; fix them (or a flaky test) first, or pass --no-baseline"
+                    + ", ".join(failed)
+                    + "; fix them first, or pass --no-baseline"
+                )
+            for node in planter.flaky:
+                print(
+                    f"plant-bugs: flaky (failed with the others, passed alone): {node}; left "
+                    "out of every bug's run",
+                    file=sys.stderr,
                 )
 
         def one(bug: Bug) -> Result:
@@ -392,7 +412,7 @@ def run_all(bugs: list[Bug], args: argparse.Namespace) -> list[Result]:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
-    return [results[bug.id] for bug in bugs]
+    return [results[bug.id] for bug in bugs], planter.flaky
 
 
 def summary(results: list[Result]) -> tuple[list[tuple[str, Counter[str]]], Counter[str]]:
@@ -466,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         args.logs = args.logs.absolute()
         args.logs.mkdir(parents=True, exist_ok=True)
     try:
-        results = run_all(bugs, args)
+        results, flaky = run_all(bugs, args)
     except ListError as error:
         print(f"plant-bugs: {error}", file=sys.stderr)
         return 2
@@ -479,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "catch_rate": None if shown is None else round(shown, 1),
                     "counts": dict(sorted(total.items())),
+                    "flaky": flaky,
                     "bugs": [asdict(r) for r in results],
                 },
                 indent=2,

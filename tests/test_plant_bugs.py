@@ -163,6 +163,7 @@ def test_json_names_the_tests_that_noticed(tmp_path, tree, scratch):
     report = json.loads(done.stdout)
     assert report["catch_rate"] == 50.0
     assert report["counts"] == {"caught": 1, "survived": 1}
+    assert report["flaky"] == []
     caught, survived = report["bugs"]  # in the list's order, whatever finished first
     assert (caught["id"], caught["status"]) == ("calc-add-subtracts", "caught")
     assert caught["failed"] == ["tests/test_calc.py::test_add"]
@@ -277,3 +278,32 @@ def test_copies_under_tmp_are_refused_when_each_run_gets_a_private_tmp(tmp_path,
         pytest.skip("unshare cannot make a PID namespace here")
     assert done.returncode == 2
     assert "set PLANT_BUGS_TMP to another folder, or pass --no-isolate" in done.stderr
+
+
+FLAKY = """import os
+from pathlib import Path
+
+
+def test_fails_every_other_run():
+    counter = Path(os.environ["PLANT_BUGS_FLAKY"])
+    runs = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(runs))
+    assert runs % 2 == 0
+"""
+
+
+def test_a_test_that_fails_then_passes_alone_is_flaky_and_left_out(tmp_path, tree, scratch):
+    (tree / "tests" / "test_flaky.py").write_text(FLAKY)
+    bug = {**SURVIVES, "tests": ["tests/test_calc.py", "tests/test_flaky.py"]}
+    counter = str(tmp_path / "runs")
+    args = ("--json", "--no-isolate")
+    done = plant(tmp_path, tree, [bug], *args, scratch=scratch, PLANT_BUGS_FLAKY=counter)
+    report = json.loads(done.stdout)
+    flaky = "tests/test_flaky.py::test_fails_every_other_run"
+    assert report["flaky"] == [flaky]
+    # Its third run would have failed and passed for the bug's being caught.
+    assert report["bugs"][0]["status"] == "survived"
+    assert (
+        f"plant-bugs: flaky (failed with the others, passed alone): {flaky}; left out of every "
+        "bug's run"
+    ) in done.stderr.splitlines()
