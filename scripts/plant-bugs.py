@@ -323,7 +323,8 @@ class Planter:
         elif code is None:
             result.status = CAUGHT
             result.detail = f"the tests timed out after {self.args.timeout:g} s"
-        elif code == 1 and re.search(r"^=*.*\b\d+ (failed|errors?)\b", output, re.MULTILINE):
+        # 1: a test failed; 2 when xdist stops at the first failure (-x) as "interrupted".
+        elif code in (1, 2) and re.search(r"^=*.*\b\d+ (failed|errors?)\b", output, re.M):
             result.status = CAUGHT
         elif code == 0:
             result.status = EQUIVALENT if bug.equivalent else SURVIVED
@@ -399,7 +400,7 @@ def run_all(bugs: list[Bug], args: argparse.Namespace) -> tuple[list[Result], li
                 result = planter.plant(bug, tree)
             finally:
                 trees.put(tree)
-            if not args.json and not args.check:
+            if not args.check:
                 print(f"{result.status:>13}  {bug.id}  ({result.seconds:g} s)", file=sys.stderr)
             return result
 
