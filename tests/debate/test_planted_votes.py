@@ -1,0 +1,116 @@
+"""Which votes the DECISION counts, as docs/spec/protocol.md section 7 says: a challenger's
+vote is the last `VOTE:` line of its last contribution (an answer may change its mind on the
+way), and a disagreement the lead already ruled as a loop is listed once."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from project import QUESTION, Project
+
+# A simulator seat that answers some phases with a fixed text (ANSWER_<PHASE>: a file), and
+# every other phase as the simulator does.
+SCRIPTED_SIM = """\
+import os, re, subprocess, sys
+
+prompt = sys.stdin.buffer.read()
+argv = sys.argv[1:]
+found = re.search(rb"^ACTION: ([A-Z_]+)", prompt, re.M)
+answer = os.environ.get("ANSWER_" + found.group(1).decode()) if found else None
+if answer and "--version" not in argv:
+    sys.stdout.write(open(answer, encoding="utf-8").read())
+    sys.exit(0)
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim, input=prompt).returncode)
+"""
+
+TWO_VOTES = """\
+The proposal trades durability for speed without saying so.
+
+VOTE: disagree - the sessions would be lost on a restart
+
+On a second reading the proposal persists them in Postgres, which settles that.
+
+VOTE: agree - the proposal persists sessions in Postgres
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def scripted(project: Project, name: str, **answers: str) -> str:
+    """council.yaml lines (under `clis:`) for a simulator seat `name` answering the phases
+    named in `answers` with that text."""
+    script = project.root.parent / "scripted_sim.py"
+    script.write_text(SCRIPTED_SIM)
+    lines = [f"  {name}:", "    adapter: sim", f"    command: [{sys.executable}, -I, {script}]"]
+    lines.append("    env:")
+    for phase, text in answers.items():
+        path = project.root.parent / f"{name}-{phase}.md"
+        path.write_text(text)
+        lines.append(f"      ANSWER_{phase}: {path}")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_last_vote_line_of_an_answer_is_the_seats_vote(project):
+    project.write_config("clis:\n" + scripted(project, "changing", CHALLENGE=TWO_VOTES))
+    run = project.run(
+        "debate", QUESTION, "--sim", "--critic", "changing", "--rounds", "2", "--json"
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    decision = json.loads(run.stdout)["decision"]
+    assert decision["votes"]["critic"] == "agree"
+    assert decision["vote_reasons"]["critic"] == "the proposal persists sessions in Postgres"
+    assert decision["tally"]["agree"] == 1 and decision["tally"]["disagree"] == 0
+    assert not decision.get("minority")
+    shown = (project.record() / "decision.md").read_text()
+    assert "| critic | agree | the proposal persists sessions in Postgres |" in shown
+    assert "## Minority report" not in shown
+
+
+SAME_POINT = """\
+Caching sessions in Redis loses every session when the cache restarts, and users are logged
+out in the middle of their work; the proposal does not address that risk at all.
+
+VOTE: disagree - sessions are lost when the cache restarts
+"""
+
+RULED_LOOP = json.dumps(
+    {
+        "recommendation": "Keep sessions in Postgres and add a read-through cache later.",
+        "consensus": ["Sessions must survive a restart."],
+        "disagreements": [
+            {
+                "point": "Redis loses sessions on restart",
+                "ruling": "Postgres stays the store of record.",
+                "reason": "Raised again without new evidence.",
+                "loop": True,
+            }
+        ],
+        "tradeoffs": [],
+        "blocking_concerns": [],
+        "next_step": {"action": "Keep Postgres", "verify_command": "", "done_criterion": ""},
+        "confidence": 80,
+    }
+)
+
+
+def test_a_loop_the_lead_already_ruled_is_listed_once(project):
+    project.write_config(
+        "clis:\n"
+        + scripted(project, "repeating", CHALLENGE=SAME_POINT, REBUTTAL=SAME_POINT)
+        + scripted(project, "ruling", DECISION=RULED_LOOP)
+    )
+    run = project.run(
+        "debate", QUESTION, "--sim", "--critic", "repeating", "--lead", "ruling",
+        "--rounds", "3", "--json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    disagreements = json.loads(run.stdout)["decision"]["disagreements"]
+    assert [d["point"] for d in disagreements if d["loop"]] == ["Redis loses sessions on restart"]

@@ -1,0 +1,66 @@
+"""The run commands on a run that is still going, as docs/spec/commands.md describes them:
+`wait --timeout 0` looks once and returns (75 while the run goes on), and `list` shows how
+many of the requested rounds a run got through."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from project import QUESTION, Project, wait_for
+
+# The simulator hangs in these phases until the run is cancelled: no timing in any assertion.
+HUNG_AT = {"COUNCIL_SIM_HANG": "1"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path)
+
+
+def detach(project: Project, *args: str, **env: str) -> str:
+    started = project.run("debate", QUESTION, "--sim", "--detach", "--json", *args, **env)
+    assert started.returncode == 0, started.stderr
+    return json.loads(started.stdout)["id"]
+
+
+def cancel(project: Project, run_id: str) -> None:
+    cancelled = project.run("cancel", run_id)
+    assert cancelled.returncode == 0, cancelled.stderr
+
+
+def test_wait_with_timeout_zero_looks_once_and_exits_75_while_the_run_goes_on(project):
+    run_id = detach(project, **HUNG_AT, COUNCIL_SIM_PHASES="PROPOSAL")
+    try:
+        # A wait that blocked would be killed by this bound: 75 at once is the promise.
+        waited = project.run("wait", run_id, "--timeout", "0", timeout=60)
+        assert waited.returncode == 75
+        assert waited.stdout == ""
+        assert f"still running: {run_id} running · " in waited.stderr
+        assert f"wait again: council wait {run_id} --since " in waited.stderr
+    except subprocess.TimeoutExpired:
+        pytest.fail("council wait --timeout 0 did not return while the run goes on")
+    finally:
+        cancel(project, run_id)
+
+
+def test_list_shows_the_rounds_run_over_the_rounds_requested(project):
+    run_id = detach(project, "--rounds", "3", **HUNG_AT, COUNCIL_SIM_PHASES="RESPOND")
+    try:
+
+        def responding() -> bool:
+            status = json.loads(project.run("status", run_id, "--json").stdout)
+            return status["phase"] == "RESPOND"
+
+        wait_for(responding)
+    finally:
+        cancel(project, run_id)
+    (summary,) = json.loads(project.run("list", "--json").stdout)
+    requested, ran = summary["rounds"]["requested"], summary["rounds"]["run"]
+    assert requested == 3 and ran < requested
+    (line,) = project.run("list").stdout.splitlines()
+    assert re.search(rf"  interrupted  {ran}/3 +", line), line
