@@ -5,28 +5,11 @@ way), and a disagreement the lead already ruled as a loop is listed once."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from project import QUESTION, Project
-
-# A simulator seat that answers some phases with a fixed text (ANSWER_<PHASE>: a file), and
-# every other phase as the simulator does.
-SCRIPTED_SIM = """\
-import os, re, subprocess, sys
-
-prompt = sys.stdin.buffer.read()
-argv = sys.argv[1:]
-found = re.search(rb"^ACTION: ([A-Z_]+)", prompt, re.M)
-answer = os.environ.get("ANSWER_" + found.group(1).decode()) if found else None
-if answer and "--version" not in argv:
-    sys.stdout.write(open(answer, encoding="utf-8").read())
-    sys.exit(0)
-sim = [sys.executable, "-m", "council.sim", *argv]
-sys.exit(subprocess.run(sim, input=prompt).returncode)
-"""
+from project import QUESTION, Project, scripted_sim
 
 TWO_VOTES = """\
 The proposal trades durability for speed without saying so.
@@ -44,22 +27,8 @@ def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
 
 
-def scripted(project: Project, name: str, **answers: str) -> str:
-    """council.yaml lines (under `clis:`) for a simulator seat `name` answering the phases
-    named in `answers` with that text."""
-    script = project.root.parent / "scripted_sim.py"
-    script.write_text(SCRIPTED_SIM)
-    lines = [f"  {name}:", "    adapter: sim", f"    command: [{sys.executable}, -I, {script}]"]
-    lines.append("    env:")
-    for phase, text in answers.items():
-        path = project.root.parent / f"{name}-{phase}.md"
-        path.write_text(text)
-        lines.append(f"      ANSWER_{phase}: {path}")
-    return "\n".join(lines) + "\n"
-
-
 def test_the_last_vote_line_of_an_answer_is_the_seats_vote(project):
-    project.write_config("clis:\n" + scripted(project, "changing", CHALLENGE=TWO_VOTES))
+    project.write_config("clis:\n" + scripted_sim(project, "changing", CHALLENGE=TWO_VOTES))
     run = project.run(
         "debate", QUESTION, "--sim", "--critic", "changing", "--rounds", "2", "--json"
     )  # fmt: skip
@@ -104,8 +73,8 @@ RULED_LOOP = json.dumps(
 def test_a_loop_the_lead_already_ruled_is_listed_once(project):
     project.write_config(
         "clis:\n"
-        + scripted(project, "repeating", CHALLENGE=SAME_POINT, REBUTTAL=SAME_POINT)
-        + scripted(project, "ruling", DECISION=RULED_LOOP)
+        + scripted_sim(project, "repeating", CHALLENGE=SAME_POINT, REBUTTAL=SAME_POINT)
+        + scripted_sim(project, "ruling", DECISION=RULED_LOOP)
     )
     run = project.run(
         "debate", QUESTION, "--sim", "--critic", "repeating", "--lead", "ruling",
