@@ -106,3 +106,19 @@ def test_of_two_findings_of_one_severity_the_better_supported_comes_first(projec
         ("F1", "SQL query built by string formatting", 2),
         ("F2", "Module imports os for raw shell access", 1),
     ]
+
+
+def test_a_cross_check_naming_findings_by_number_alone_is_read(project):
+    # Models write `"id": "2"` for F2; the spec's tolerant reading takes it.
+    verdicts = {"verdicts": [{"id": str(n), "verdict": "confirm"} for n in range(1, 5)]}
+    project.write_config(
+        "clis:\n"
+        + scripted_sim(
+            project, "numbers", REVIEW='{"findings": []}', CROSS_CHECK=json.dumps(verdicts)
+        )
+    )
+    _, result = review(project, "--with", "sim,numbers")
+    (checker,) = [r for r in result["reviewers"] if r["name"] == "reviewer-numbers"]
+    assert checker["cross_check"] == "ok"
+    assert [f["confirmed_by"] for f in result["findings"]] == [["reviewer-numbers"]] * 4
+    assert [f["support"] for f in result["findings"]] == [2, 2, 2, 2]
