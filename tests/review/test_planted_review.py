@@ -114,11 +114,15 @@ def test_a_cross_check_naming_findings_by_number_alone_is_read(project):
     project.write_config(
         "clis:\n"
         + scripted_sim(
-            project, "numbers", REVIEW='{"findings": []}', CROSS_CHECK=json.dumps(verdicts)
+            project,
+            "numbers",
+            REVIEW='{"findings": []}',
+            CROSS_CHECK=json.dumps(verdicts),
+            REPAIR=json.dumps(verdicts),  # asked again, it says the same
         )
     )
     _, result = review(project, "--with", "sim,numbers")
     (checker,) = [r for r in result["reviewers"] if r["name"] == "reviewer-numbers"]
-    assert checker["cross_check"] == "ok"
+    assert (checker["cross_check"], checker["repairs"]) == ("ok", 0)
     assert [f["confirmed_by"] for f in result["findings"]] == [["reviewer-numbers"]] * 4
     assert [f["support"] for f in result["findings"]] == [2, 2, 2, 2]
