@@ -1,6 +1,7 @@
 """The run commands on a run that is still going, as docs/spec/commands.md describes them:
 `wait --timeout 0` looks once and returns (75 while the run goes on), and `list` shows how
-many of the requested rounds a run got through."""
+many of the requested rounds a run got through; `list` and `last` go by when a run started,
+debates and reviews alike."""
 
 from __future__ import annotations
 
@@ -64,3 +65,15 @@ def test_list_shows_the_rounds_run_over_the_rounds_requested(project):
     assert requested == 3 and ran < requested
     (line,) = project.run("list").stdout.splitlines()
     assert re.search(rf"  interrupted  {ran}/3 +", line), line
+
+
+def test_list_and_last_go_by_when_a_run_started_across_debates_and_reviews(project):
+    (project.root / "service.py").write_text("import os\n\n\ndef run(c):\n    os.system(c)\n")
+    review = project.run("review", "--files", "service.py", "--sim", "--format", "json")
+    assert review.returncode in (0, 6), review.stderr
+    debate = project.run("debate", QUESTION, "--sim", "--json")
+    assert debate.returncode == 0, debate.stderr
+    older, newer = json.loads(review.stdout)["id"], json.loads(debate.stdout)["id"]
+    listed = [line.split()[0] for line in project.run("list").stdout.splitlines()]
+    assert listed == [newer, older]  # newest first, whatever its kind
+    assert json.loads(project.run("status", "last", "--json").stdout)["id"] == newer
