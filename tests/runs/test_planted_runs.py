@@ -1,7 +1,7 @@
 """The run commands on a run that is still going, as docs/spec/commands.md describes them:
 `wait --timeout 0` looks once and returns (75 while the run goes on), and `list` shows how
 many of the requested rounds a run got through; `list` and `last` go by when a run started,
-debates and reviews alike."""
+debates and reviews alike; a prefix of an id without its `debate-` names the run."""
 
 from __future__ import annotations
 
@@ -77,3 +77,14 @@ def test_list_and_last_go_by_when_a_run_started_across_debates_and_reviews(proje
     listed = [line.split()[0] for line in project.run("list").stdout.splitlines()]
     assert listed == [newer, older]  # newest first, whatever its kind
     assert json.loads(project.run("status", "last", "--json").stdout)["id"] == newer
+
+
+def test_a_run_is_named_by_a_prefix_of_its_id_without_its_kind(project):
+    debate = project.run("debate", QUESTION, "--sim", "--json")
+    assert debate.returncode == 0, debate.stderr
+    run_id = json.loads(debate.stdout)["id"]
+    stamp = run_id.split("-", 1)[1]  # 20261128-151149-g9ss: the id after `debate-`
+    for ref in (stamp, stamp[:15]):
+        shown = project.run("status", ref, "--json")
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["id"] == run_id
