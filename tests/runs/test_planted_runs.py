@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.test_runs import detach
 from project import QUESTION, Project, wait_for
 
 # The simulator hangs in these phases until the run is cancelled: no timing in any assertion.
@@ -21,12 +22,6 @@ HUNG_AT = {"COUNCIL_SIM_HANG": "1"}
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
-
-
-def detach(project: Project, *args: str, **env: str) -> str:
-    started = project.run("debate", QUESTION, "--sim", "--detach", "--json", *args, **env)
-    assert started.returncode == 0, started.stderr
-    return json.loads(started.stdout)["id"]
 
 
 def cancel(project: Project, run_id: str) -> None:
