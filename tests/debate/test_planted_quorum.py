@@ -1,4 +1,4 @@
-"""The quorum as a user sets it (docs/spec/protocol.md, "quorum"; docs/spec/commands.md): under
+"""The quorum as a user sets it (docs/spec/protocol.md section 7; docs/spec/commands.md): under
 `quorum.distinct: vendor` two challenges from seats of one vendor are one voice, so a quorum of
 2 is not met (a DECISION marked unchallenged, exit 5); and `--max-cost` must be above zero."""
 
