@@ -45,3 +45,19 @@ def test_install_again_keeps_a_file_the_user_changed_unless_forced(tmp_path: Pat
     assert mine.read_text() == edited
     assert project.run("skill", "install", "--host", "claude", "--force").returncode == 0
     assert mine.read_text() != edited
+
+
+def test_the_user_scope_record_follows_xdg_data_home(tmp_path: Path):
+    # docs/spec/commands.md: the user scope's record is $XDG_DATA_HOME/council/installed.json.
+    project = Project(tmp_path)
+    data = tmp_path / "xdg-data"
+    done = project.run(
+        "skill", "install", "--host", "claude", "--scope", "user", XDG_DATA_HOME=str(data)
+    )
+    assert done.returncode == 0, done.stderr
+    assert (data / "council" / "installed.json").is_file()
+    gone = project.run(
+        "skill", "uninstall", "--host", "claude", "--scope", "user", XDG_DATA_HOME=str(data)
+    )
+    assert gone.returncode == 0, gone.stderr
+    assert not (data / "council" / "installed.json").exists()
