@@ -175,3 +175,34 @@ def late_ready_sim(project: Project, name: str, *, after: str, cap_s: float = 8.
         f"  {name}:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
         f"    env:\n      GATE_AFTER: {after}\n      GATE_CAP_S: '{cap_s}'\n"
     )
+
+
+# A simulator seat that answers some phases with a fixed text (ANSWER_<PHASE>: a file), and
+# every other phase as the simulator does.
+SCRIPTED_SIM = """\
+import os, re, subprocess, sys
+
+prompt = sys.stdin.buffer.read()
+argv = sys.argv[1:]
+found = re.search(rb"^ACTION: ([A-Z_]+)", prompt, re.M)
+answer = os.environ.get("ANSWER_" + found.group(1).decode()) if found else None
+if answer and "--version" not in argv:
+    sys.stdout.write(open(answer, encoding="utf-8").read())
+    sys.exit(0)
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim, input=prompt).returncode)
+"""
+
+
+def scripted_sim(project: Project, name: str, **answers: str) -> str:
+    """council.yaml lines (under `clis:`) for a simulator seat `name` answering the phases
+    named in `answers` with that text."""
+    script = project.root.parent / "scripted_sim.py"
+    script.write_text(SCRIPTED_SIM)
+    lines = [f"  {name}:", "    adapter: sim", f"    command: [{sys.executable}, -I, {script}]"]
+    lines.append("    env:")
+    for phase, text in answers.items():
+        path = project.root.parent / f"{name}-{phase}.md"
+        path.write_text(text)
+        lines.append(f"      ANSWER_{phase}: {path}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,63 @@
+"""`council skill uninstall --host NAME` takes back that host's files only (README, "Use it
+from your IDE"): the other hosts' files stay, and so does council's record of them, so a
+later uninstall of those still finds them. Installing again never overwrites a file the user
+changed since council wrote it, unless --force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from project import Project
+
+
+def files_under(root: Path, folder: str) -> list[str]:
+    base = root / folder
+    return sorted(str(p.relative_to(root)) for p in base.rglob("*") if p.is_file())
+
+
+def test_uninstalling_one_host_leaves_the_others(tmp_path: Path):
+    project = Project(tmp_path)
+    for host in ("claude", "gemini"):
+        done = project.run("skill", "install", "--host", host, "--scope", "project")
+        assert done.returncode == 0, done.stderr
+    gemini = files_under(project.root, ".gemini")
+    assert gemini and files_under(project.root, ".claude")
+    gone = project.run("skill", "uninstall", "--host", "claude", "--scope", "project")
+    assert gone.returncode == 0, gone.stderr
+    assert not (project.root / ".claude").exists()
+    assert files_under(project.root, ".gemini") == gemini
+    again = project.run("skill", "uninstall", "--host", "gemini", "--scope", "project")
+    assert again.returncode == 0, again.stderr
+    assert not (project.root / ".gemini").exists()
+
+
+def test_install_again_keeps_a_file_the_user_changed_unless_forced(tmp_path: Path):
+    project = Project(tmp_path)
+    assert project.run("skill", "install", "--host", "claude").returncode == 0
+    (first, *_) = files_under(project.root, ".claude")
+    mine = project.root / first
+    mine.write_text(mine.read_text() + "\nMy own note.\n")
+    edited = mine.read_text()
+    again = project.run("skill", "install", "--host", "claude")
+    assert again.returncode == 2
+    assert "not overwriting files council did not write: " in again.stderr
+    assert str(mine) in again.stderr and again.stderr.rstrip().endswith("; add --force")
+    assert mine.read_text() == edited
+    assert project.run("skill", "install", "--host", "claude", "--force").returncode == 0
+    assert mine.read_text() != edited
+
+
+def test_the_user_scope_record_follows_xdg_data_home(tmp_path: Path):
+    # docs/spec/commands.md: the user scope's record is $XDG_DATA_HOME/council/installed.json.
+    project = Project(tmp_path)
+    data = tmp_path / "xdg-data"
+    done = project.run(
+        "skill", "install", "--host", "claude", "--scope", "user", XDG_DATA_HOME=str(data)
+    )
+    assert done.returncode == 0, done.stderr
+    assert (data / "council" / "installed.json").is_file()
+    gone = project.run(
+        "skill", "uninstall", "--host", "claude", "--scope", "user", XDG_DATA_HOME=str(data)
+    )
+    assert gone.returncode == 0, gone.stderr
+    assert not (data / "council" / "installed.json").exists()
