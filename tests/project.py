@@ -146,6 +146,32 @@ def gated_sim(project: Project, name: str, *, phase: str, after: str, pause_s: f
     )
 
 
+# A simulator seat whose answer to one phase waits until a file exists: the test holds a run
+# in that phase for as long as it needs (e.g. to see `wait` time out), then lets it go.
+HELD_SIM = """\
+import os, subprocess, sys, time
+
+argv = sys.argv[1:]
+prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
+if f"ACTION: {os.environ['HOLD_PHASE']}\\n".encode() in prompt:
+    while not os.path.exists(os.environ["HOLD_UNTIL"]):
+        time.sleep(0.02)
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim, input=prompt).returncode)
+"""
+
+
+def held_sim(project: Project, name: str, *, phase: str, until: Path) -> str:
+    """council.yaml lines (under `clis:`) for a simulator seat `name` whose `phase` answer
+    waits until the file `until` exists (see HELD_SIM)."""
+    script = project.root.parent / "held_sim.py"
+    script.write_text(HELD_SIM)
+    return (
+        f"  {name}:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
+        f"    env:\n      HOLD_PHASE: {phase}\n      HOLD_UNTIL: '{until}'\n"
+    )
+
+
 # A simulator seat whose READY comes late: its `--version` probe answers only once the
 # simulator's call log shows a call of GATE_AFTER (or after GATE_CAP_S, so a council that
 # waits for this READY before that call is not hung, only wrong). Ordered by the log, not by
