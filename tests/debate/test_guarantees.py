@@ -18,7 +18,7 @@ from council import atomicio
 from council.debate.state import DebateState
 from council.debate.synthesis import CONVERGENCE_WORDS, DECISION_WORDS
 from council.runs.record import Record
-from project import QUESTION, Project, gated_sim, validate, wait_for
+from project import QUESTION, READY_S, Project, gated_sim, validate, wait_for
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "protocol.md"
 
@@ -74,7 +74,7 @@ def flaky_debate(project: Project, hang: str) -> tuple[object, Path]:
     script = executable(project.root.parent / "flaky.py", FLAKY_CLI)
     starts = project.root.parent / "flaky-starts.txt"
     project.write_config(
-        "debate:\n  ready_timeout_s: 0.5\n"
+        f"debate:\n  ready_timeout_s: {READY_S}\n"
         "clis:\n  flaky:\n"
         f"    command: [{sys.executable}, -I, -S, {script}, {starts}, {hang}]\n"
         "    input: stdin\n"
