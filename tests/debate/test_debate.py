@@ -460,10 +460,8 @@ def test_a_seat_that_misses_ready_is_restarted_once_then_dropped_and_the_debate_
     )
     assert run.returncode == 0, run.stderr
     assert "proxy-slowstart missed READY; restarting it once" in run.stderr
-    assert (
-        f"proxy-slowstart (slowstart) dropped: no READY within {READY_S:g}s (restarted once)"
-        in (run.stderr)
-    )
+    dropped = f"proxy-slowstart (slowstart) dropped: no READY within {READY_S:g}s (restarted once)"
+    assert dropped in run.stderr
     result = json.loads(run.stdout)
     assert next(s for s in result["seats"] if s["name"] == "proxy-slowstart")["status"] == (
         "dropped"

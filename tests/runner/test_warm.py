@@ -60,10 +60,10 @@ class Seat:
 
     @asynccontextmanager
     async def warm(
-        # The grace bounds a hang: a fake answering the cancel late on a busy machine is no
-        # reason to kill it. Tests that want the kill pass a small one.
         self, *, grace: float = 15.0, start: bool = True, **options
     ) -> AsyncIterator[WarmWorker]:
+        """`grace` bounds a hang: a fake answering the cancel late on a busy machine is no
+        reason to kill it. Tests that want the kill pass a small one."""
         launch = self.adapter.warm_launch(self.tool, model=None, effort=None)
         assert launch is not None
         if "recycle_after" in options:
