@@ -101,6 +101,11 @@ class Project:
         return Counter(line.split("\t")[0] for line in self.count_file.read_text().splitlines())
 
 
+# The READY timeout of tests where one seat must miss READY: every other seat must still make
+# it, and a simulator's `--version` takes seconds, not tenths, on a machine loaded 20 times over.
+READY_S = 5.0
+
+
 def validate(result: dict) -> None:
     jsonschema.Draft202012Validator(result_schema()).validate(result)
 
@@ -143,6 +148,32 @@ def gated_sim(project: Project, name: str, *, phase: str, after: str, pause_s: f
         f"  {name}:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
         f"    env:\n      GATE_PHASE: {phase}\n      GATE_AFTER: {after}\n"
         f"      GATE_PAUSE_S: '{pause_s}'\n"
+    )
+
+
+# A simulator seat whose answer to one phase waits until a file exists: the test holds a run
+# in that phase for as long as it needs (e.g. to see `wait` time out), then lets it go.
+HELD_SIM = """\
+import os, subprocess, sys, time
+
+argv = sys.argv[1:]
+prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
+if f"ACTION: {os.environ['HOLD_PHASE']}\\n".encode() in prompt:
+    while not os.path.exists(os.environ["HOLD_UNTIL"]):
+        time.sleep(0.02)
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim, input=prompt).returncode)
+"""
+
+
+def held_sim(project: Project, name: str, *, phase: str, until: Path) -> str:
+    """council.yaml lines (under `clis:`) for a simulator seat `name` whose `phase` answer
+    waits until the file `until` exists (see HELD_SIM)."""
+    script = project.root.parent / "held_sim.py"
+    script.write_text(HELD_SIM)
+    return (
+        f"  {name}:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
+        f"    env:\n      HOLD_PHASE: {phase}\n      HOLD_UNTIL: '{until}'\n"
     )
 
 

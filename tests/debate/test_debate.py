@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from council.runner.environment import CALL_MARKER
-from project import QUESTION, Project, late_ready_sim, validate, wait_for
+from project import QUESTION, READY_S, Project, late_ready_sim, validate, wait_for
 
 from fakes.install import install_fakes
 
@@ -442,7 +442,7 @@ def test_a_seat_that_misses_ready_is_restarted_once_then_dropped_and_the_debate_
     slow = project.root.parent / "slowstart.py"
     slow.write_text("import time\ntime.sleep(60)\n")
     project.write_config(
-        "debate:\n  ready_timeout_s: 0.5\n"
+        f"debate:\n  ready_timeout_s: {READY_S}\n"
         f"clis:\n  slowstart:\n    command: [{sys.executable}, {slow}]\n"
     )
     run = project.run(
@@ -460,9 +460,8 @@ def test_a_seat_that_misses_ready_is_restarted_once_then_dropped_and_the_debate_
     )
     assert run.returncode == 0, run.stderr
     assert "proxy-slowstart missed READY; restarting it once" in run.stderr
-    assert "proxy-slowstart (slowstart) dropped: no READY within 0.5s (restarted once)" in (
-        run.stderr
-    )
+    dropped = f"proxy-slowstart (slowstart) dropped: no READY within {READY_S:g}s (restarted once)"
+    assert dropped in run.stderr
     result = json.loads(run.stdout)
     assert next(s for s in result["seats"] if s["name"] == "proxy-slowstart")["status"] == (
         "dropped"

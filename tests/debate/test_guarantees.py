@@ -18,7 +18,7 @@ from council import atomicio
 from council.debate.state import DebateState
 from council.debate.synthesis import CONVERGENCE_WORDS, DECISION_WORDS
 from council.runs.record import Record
-from project import QUESTION, Project, gated_sim, validate, wait_for
+from project import QUESTION, READY_S, Project, gated_sim, validate, wait_for
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "protocol.md"
 
@@ -74,7 +74,7 @@ def flaky_debate(project: Project, hang: str) -> tuple[object, Path]:
     script = executable(project.root.parent / "flaky.py", FLAKY_CLI)
     starts = project.root.parent / "flaky-starts.txt"
     project.write_config(
-        "debate:\n  ready_timeout_s: 0.5\n"
+        f"debate:\n  ready_timeout_s: {READY_S}\n"
         "clis:\n  flaky:\n"
         f"    command: [{sys.executable}, -I, -S, {script}, {starts}, {hang}]\n"
         "    input: stdin\n"
@@ -189,19 +189,23 @@ def test_every_prompt_sent_to_a_cli_starts_with_the_whole_isolation_header_of_th
 
 # -- Late replies --------------------------------------------------------------------------
 
-T = 1  # the late challenger's soft timeout; it answers at 1.25 T, before the hard limit 1.5 T
+T = 1  # the late challenger's soft timeout
+# Its hard limit is far away (HARD x T): "late" means answered after the lead moved on and
+# before the hard limit, and both ends are set by events, not by racing delays.
+HARD = 10  # the most council.yaml allows
 
 
 def late_config(
-    project: Project, extra: str = "", respond_delay: float = 1.5, soft: float = T
+    project: Project, extra: str = "", respond_delay: float = 1.5, after: str = "RESPOND"
 ) -> None:
-    """`sim-late` answers its CHALLENGE 1.25 `soft` after the call started; `sim-slowrespond`
-    takes `respond_delay` over RESPOND, so a late challenge is in before RESPOND ends."""
+    """`sim-late` answers its CHALLENGE only once a call of `after` has started (the lead
+    moved on without it: late by construction, on any machine); `sim-slowrespond` takes
+    `respond_delay` over RESPOND, so a late challenge is in before RESPOND ends."""
     project.write_config(
+        f"debate:\n  hard_timeout_factor: {HARD}\n"
         "clis:\n"
-        "  sim-late:\n    adapter: sim\n    env:\n"
-        f"      COUNCIL_SIM_DELAY: '{1.25 * soft}'\n      COUNCIL_SIM_PHASES: CHALLENGE\n"
-        "  sim-slowrespond:\n    adapter: sim\n    env:\n"
+        + gated_sim(project, "sim-late", phase="CHALLENGE", after=after, pause_s=0)
+        + "  sim-slowrespond:\n    adapter: sim\n    env:\n"
         f"      COUNCIL_SIM_DELAY: '{respond_delay}'\n      COUNCIL_SIM_PHASES: RESPOND\n" + extra
     )
 
@@ -220,20 +224,21 @@ def test_a_lone_challenger_answering_late_counts_toward_quorum(project):
     assert challenge["text"] in (project.record() / "lead-decision-prompt.md").read_text()
 
 
-# A user-defined challenger that states a checkable fact in its round-2 CHALLENGE, late: after
-# its soft timeout T, before 1.5 T, counted from when council wrote the prompt (as a model's
-# latency would be). Its other answers come at once.
+# A user-defined challenger that states a checkable fact in its round-2 CHALLENGE, late: once
+# the simulator's call log (its first argument) shows the advocate's RESPOND started, i.e.
+# after the lead moved on. Its other answers come at once.
 LATE_FACT = "The session table `sessions_v2` holds 41000 rows at peak"
-LATE_CRITIC = f"""\
-import os, sys, time
+LATE_CRITIC = f"""\\
+import sys, time
 
 if sys.argv[-1] == "--version":
     print("late-critic 1.0.0")
     sys.exit(0)
-prompt_file = sys.argv[-1]
+calls, prompt_file = sys.argv[1], sys.argv[-1]
 prompt = open(prompt_file, encoding="utf-8").read()
 if "ACTION: CHALLENGE" in prompt and "Round: 2" in prompt:
-    time.sleep(max(0.0, os.stat(prompt_file).st_mtime + {1.25 * T} - time.time()))
+    while not any(l.startswith("RESPOND\\t") for l in open(calls, encoding="utf-8")):
+        time.sleep(0.02)
     print("A gap remains in the plan. {LATE_FACT}. VOTE: revise - size the cache first.")
 else:
     print("Nothing new to add here. VOTE: agree - the revised plan holds.")
@@ -254,7 +259,8 @@ def test_a_late_challenge_feeds_the_context_refresh_and_the_advocates_next_promp
     script = executable(project.root.parent / "late_critic.py", LATE_CRITIC)
     late_config(
         project,
-        f"  late-critic:\n    command: [{sys.executable}, -I, -S, {script}]\n    input: file\n",
+        f"  late-critic:\n    command: [{sys.executable}, -I, -S, {script}, {project.count_file}]\n"
+        "    input: file\n",
     )
     run = project.run(
         "debate",
@@ -414,16 +420,15 @@ def test_a_straggler_is_asked_for_rebuttal_only_once_free_with_its_own_late_answ
 def test_a_straggler_freed_while_the_rebuttal_still_collects_is_asked_with_its_own_challenge(
     project,
 ):
-    """The advocate's FINAL_SUMMARY takes 2.5 s: the critic's late CHALLENGE (1.25 x its soft
-    timeout of 2 s) is in while the REBUTTAL phase still collects, so the critic is asked then,
-    not before. The REBUTTAL must start within the 0.5 s between the soft timeout and the late
-    answer: a soft timeout of T left 0.25 s, too little for RESPOND on a loaded machine."""
+    """The advocate's FINAL_SUMMARY takes 2.5 s: the critic's late CHALLENGE comes once that
+    summary has started (the REBUTTAL found the critic busy), while the REBUTTAL phase still
+    collects, so the critic is asked then, not before."""
     soft = 2 * T
     late_config(
         project,
         "  sim-slowsummary:\n    adapter: sim\n    env:\n"
         "      COUNCIL_SIM_DELAY: '2.5'\n      COUNCIL_SIM_PHASES: FINAL_SUMMARY\n",
-        soft=soft,
+        after="FINAL_SUMMARY",
     )
     run = project.run(
         "debate",

@@ -340,7 +340,7 @@ def test_a_cross_check_closes_when_the_reviewers_it_asked_are_done_though_a_free
         "sim-garbled": gated(project, "REVIEW_REPAIR", sat_out, T, **CUT),
     }
     run, lines = review(
-        project, clis, ("sim-check", "sim-check", "sim-late", "sim-garbled"), hard=6.0
+        project, clis, ("sim-check", "sim-check", "sim-late", "sim-garbled"), hard=10.0
     )
     assert run.exit_code == 0, run.error
     messages = transcript(run)

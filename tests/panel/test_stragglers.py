@@ -65,15 +65,16 @@ def debate(
     project: Path,
     clis: dict,
     *,
-    hard: float = 4.0,
+    hard: float = 10.0,
     grace: float = 1.0,
     live: bool = False,
     **flags,
 ) -> tuple[Run, str]:
     """One debate as `council debate -v` runs it; its run and its progress lines (the
-    `[mm:ss] ` stamps left out). `hard`: the hard timeout factor (by default long enough that
-    a gated straggler is never killed at its hard limit); `grace`: between SIGTERM and
-    SIGKILL; `live`: with the live block of a terminal."""
+    `[mm:ss] ` stamps left out). `hard`: the hard timeout factor (by default the most
+    council.yaml allows, so that a gated straggler is never killed at its hard limit however
+    slow the machine); `grace`: between SIGTERM and SIGKILL; `live`: with the live block of
+    a terminal."""
     config = parse_config({"debate": {"hard_timeout_factor": hard}, "clis": clis})
     stream = io.StringIO()
     run = start(
@@ -328,7 +329,7 @@ CHECKERS = ("reviewer-sim-check", "reviewer-sim-check-2")
 def review_by(project: Path, clis: dict, reviewers: tuple[str, ...]) -> tuple[Run, str]:
     """One review as `council review -v --format json` runs it (panel/gate.py), with a hard
     limit long enough that a gated straggler is never killed at it."""
-    return review_of(project, clis, reviewers, hard=6.0)
+    return review_of(project, clis, reviewers, hard=10.0)
 
 
 def busy_for_cross_check(seat: str) -> dict:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from project import Project, wait_for
+from project import Project, held_sim, wait_for
 from review.helpers import review_project, validate_review, validate_sarif
 
 
@@ -28,15 +28,16 @@ def detach(project: Project, *args: str, **env: str) -> str:
 
 
 def test_a_detached_review_is_followed_with_wait_and_prints_in_its_own_format(project):
-    run_id = detach(project, "--format", "sarif", "--fail-on", "critical",
-                    COUNCIL_SIM_DELAY="1", COUNCIL_SIM_PHASES="REVIEW")  # fmt: skip
-    codes = []
-    for _ in range(60):
-        waited = project.run("wait", run_id, "--timeout", "0.5")
-        codes.append(waited.returncode)
-        if waited.returncode != 75:
-            break
-    assert codes[0] == 75 and codes[-1] == 6, codes  # ran past a wait; the SQL finding blocks
+    # One reviewer holds its review until the test lets it go: the first wait surely finds
+    # the review running, however slowly this machine starts `council wait`.
+    release = project.root.parent / "release-review"
+    project.write_config("clis:\n" + held_sim(project, "sim-held", phase="REVIEW", until=release))
+    run_id = detach(project, "--with", "sim,sim-held", "--format", "sarif", "--fail-on", "critical")
+    running = project.run("wait", run_id, "--timeout", "0.5")
+    assert running.returncode == 75, running.stderr
+    release.touch()
+    waited = project.run("wait", run_id)
+    assert waited.returncode == 6, waited.stderr  # the SQL finding blocks
     validate_sarif(json.loads(waited.stdout))
     assert waited.stderr.strip().endswith(f"saved: .scratchpad/{run_id}/")
     as_json = project.run("wait", run_id, "--json")

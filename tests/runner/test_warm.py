@@ -60,8 +60,10 @@ class Seat:
 
     @asynccontextmanager
     async def warm(
-        self, *, grace: float = 1.0, start: bool = True, **options
+        self, *, grace: float = 15.0, start: bool = True, **options
     ) -> AsyncIterator[WarmWorker]:
+        """`grace` bounds a hang: a fake answering the cancel late on a busy machine is no
+        reason to kill it. Tests that want the kill pass a small one."""
         launch = self.adapter.warm_launch(self.tool, model=None, effort=None)
         assert launch is not None
         if "recycle_after" in options:
@@ -88,7 +90,7 @@ class Seat:
         self, prompt: str, *, soft: float = 10, hard: float | None = None, policy=FAST, **kw
     ) -> CallOutcome:
         self.calls += 1
-        grace = self.worker.grace_s if self.worker else 1.0
+        grace = self.worker.grace_s if self.worker else 15.0
         return await run_call(
             self.adapter,
             self.tool,
