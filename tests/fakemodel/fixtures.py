@@ -27,6 +27,7 @@ import pytest
 
 from council.adapters import adapter_for
 from council.adapters.base import Adapter, Request, Tool
+from council.adapters.warm import LeanStart
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.runner.resolve import resolve_tool
 from council.runner.warm import WarmWorker, warm_worker
@@ -107,11 +108,12 @@ class RealCli:
 
     @asynccontextmanager
     async def warm_worker(
-        self, *, grace: float = 1.0, **options: object
+        self, *, grace: float = 1.0, lean: LeanStart | None = None, **options: object
     ) -> AsyncIterator[WarmWorker]:
-        """The CLI's warm worker as a seat starts it (READY), torn down on the way out."""
+        """The CLI's warm worker as a seat starts it (READY), torn down on the way out;
+        `lean`: started lean, as a seat whose every call may run lean starts it."""
         tool = await self.resolve()
-        launch = self.adapter.warm_launch(tool, model=self.setup.model, effort=None)
+        launch = self.adapter.warm_launch(tool, model=self.setup.model, effort=None, lean=lean)
         assert launch is not None, f"{self.name} has no warm mode"
         self.record.mkdir(parents=True, exist_ok=True, mode=0o700)
         async with warm_worker(

@@ -123,6 +123,11 @@ class WarmWorker:
         return self.launch.argv
 
     @property
+    def lean(self) -> bool:
+        """Started lean (no tool, council's system prompt): it takes only lean calls."""
+        return self.launch.lean
+
+    @property
     def usable(self) -> bool:
         """False once the seat spawns per call for good."""
         return self.stats.mode == "warm"
