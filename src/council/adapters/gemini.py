@@ -279,9 +279,7 @@ class GeminiAdapter(WarmMode, IdeHost, KeepsState):
         )
 
     @staticmethod
-    def _lean_files(
-        prompt: str, room: Path
-    ) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    def _lean_files(prompt: str, room: Path) -> tuple[dict[str, str], dict[str, str], list[str]]:
         """Lean mode's room files, variables and flags: plan mode stays; a deny-all policy
         above it leaves no tool to declare (a denied tool is not offered), and council's
         system prompt replaces gemini's (43.9 KB a request down to 0.8 KB, docs/lean.md)."""
