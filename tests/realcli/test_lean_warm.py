@@ -9,13 +9,20 @@ output (`-s`): the median of three requests per set-up."""
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from council.adapters.base import Status
 from council.adapters.warm import LeanStart
 from council.prompts import render
+from fakemodel.clients import client_setup
+from fakemodel.fixtures import _skip_or_fail
+from fakemodel.installed import installed
 from vendor_lists import programs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.realcli]
@@ -109,3 +116,88 @@ async def test_a_call_that_needs_its_tools_spawns_beside_a_lean_worker(real_cli,
     (with_tools,) = seat.server.requests(cli, prompt_has="Seat T,")
     (without,) = seat.server.requests(cli, prompt_has="Seat L,")
     assert with_tools.tools != () and without.tools == ()
+
+
+# -- A whole debate: every call lean, round 3, the proxy and the lead included ------------
+
+DEBATE_CLIS = ("claude", "codex", "gemini")
+
+
+def _debate(fake_model, tmp_path, *extra: str) -> tuple[dict, dict[str, list]]:
+    """The issue's debate (claude advocate and lead, codex critic, gemini proxy, 3 rounds)
+    over two small files, every one whole; its result.json and each CLI's requests."""
+    for name in DEBATE_CLIS:
+        if not installed(name).ok:
+            _skip_or_fail(installed(name).problem())
+    home, tmpdir, project = (tmp_path / d for d in ("home", "tmp", "project"))
+    for directory in (home, tmpdir, project):
+        directory.mkdir(parents=True)
+    (project / "README.md").write_text("# Sessions service\n\nKeeps user sessions.\n")
+    (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
+    bins = [str(installed(name).bin_dir) for name in DEBATE_CLIS]
+    env = {
+        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
+        "HOME": str(home),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+    }
+    models = []
+    for name in DEBATE_CLIS:
+        setup = client_setup(name, fake_model, home)
+        env.update(setup.env)
+        if setup.model:
+            models.append(f"{setup.adapter}:{setup.model}")
+    argv = [
+        *("debate", "Redis or Postgres for sessions?", "--files", "README.md", "app.py"),
+        *("--advocate", "claude", "--critic", "codex", "--with", "gemini", "--lead", "claude"),
+        *("--rounds", "3", "--model", ",".join(models), "--json", *extra),
+    ]
+    run = subprocess.run(
+        [sys.executable, "-m", "council", *argv],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout), {cli: fake_model.requests(cli) for cli in DEBATE_CLIS}
+
+
+def _per_request(requests) -> tuple[float, float]:
+    """The median request's size, and the median of what the CLI added to council's prompt."""
+    sizes = [r.body_bytes for r in requests]
+    added = [r.body_bytes - len(r.prompt.encode()) for r in requests]
+    return statistics.median(sizes), statistics.median(added)
+
+
+@pytest.mark.timeout(900)
+def test_a_debate_whose_files_are_whole_runs_every_call_lean_on_lean_workers(fake_model, tmp_path):
+    """Every model request of the debate (the advocate's, the critic's, the proxy's, round
+    3's and the lead's) declares no tool and carries council's system prompt; the seats'
+    workers ran warm; each CLI adds at most ~5 KB a request. `--no-lean` (every worker as
+    it starts without lean mode: the figures before it) is run too, for the comparison
+    printed with `-s` (docs/lean.md)."""
+    result, sent = _debate(fake_model, tmp_path / "lean")
+    workers = {s["name"]: s["worker"] for s in result["seats"] if s["name"] != "lead"}
+    assert all(w and w["mode"] == "warm" for w in workers.values()), workers
+    phases = {(c["seat"], c["phase"]) for c in result["contributions"]}
+    assert ("proxy-gemini", "REBUTTAL") in phases and ("advocate", "FINAL_SUMMARY") in phases
+    for cli, requests in sent.items():
+        assert requests, cli
+        for request in requests:
+            assert request.tools == (), (cli, request.tools)
+            assert LEAN_MARK in _body(request), cli
+    lean = {cli: _per_request(requests) for cli, requests in sent.items()}
+    for cli, (_, added) in lean.items():
+        assert added <= ADDED_AT_MOST, (cli, lean)
+    _, after = _debate(fake_model, tmp_path / "usual", "--no-lean")
+    usual_sent = {cli: requests[len(sent[cli]) :] for cli, requests in after.items()}
+    usual = {cli: _per_request(requests) for cli, requests in usual_sent.items()}
+    for cli in DEBATE_CLIS:
+        print(
+            f"\n{cli}: per request, whole / added: lean {lean[cli][0]:.0f} / {lean[cli][1]:.0f}"
+            f" B, --no-lean {usual[cli][0]:.0f} / {usual[cli][1]:.0f} B"
+            f" ({len(sent[cli])} and {len(usual_sent[cli])} requests)"
+        )
