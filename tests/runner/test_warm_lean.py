@@ -14,6 +14,7 @@ from council.adapters import adapter_for
 from council.adapters.base import COUNCIL_ROOM_DIR, CliSettings, Status
 from council.adapters.warm import LeanStart
 from council.prompts import render
+from council.runner.warm import WarmStartError
 from runner.test_warm import Seat
 
 from fakes.install import expected_answer
@@ -124,3 +125,17 @@ async def test_kimi_acp_takes_no_agent_file_so_its_worker_starts_as_usual(fakes,
         outcome = await seat.ask(PROMPT.format(n=0), lean_prompt=SYSTEM)
     assert [a.warm for a in outcome.attempts] == [True]
     assert not (seat.room / COUNCIL_ROOM_DIR).exists()
+
+
+async def test_a_lean_worker_with_a_flag_its_cli_does_not_know_does_not_start(fakes, tmp_path):
+    """The fakes' persistent modes stay as strict as the real CLIs with lean's flags beside:
+    pi has no --no-approvals, so the worker never comes up and the seat spawns per call."""
+    seat = Seat(fakes, "pi", None, tmp_path)
+    seat.adapter = adapter_for(
+        "pi", {"pi": CliSettings(name="pi", adapter="pi", extra_args=("--no-approvals",))}
+    )
+    seat.set()
+    async with seat.warm(lean=LeanStart(SYSTEM, seat.room), start=False) as worker:
+        with pytest.raises(WarmStartError, match="Unknown option: --no-approvals"):
+            await worker.start()
+        assert worker.stats.mode == "spawn"
