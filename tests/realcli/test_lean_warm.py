@@ -9,19 +9,16 @@ output (`-s`): the median of three requests per set-up."""
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from council.adapters.base import Status
 from council.adapters.warm import LeanStart
 from council.prompts import render
-from fakemodel.clients import client_setup
-from fakemodel.fixtures import _skip_or_fail
+from fakemodel.fixtures import _skip_or_fail, council_env
 from fakemodel.installed import installed
 from vendor_lists import programs
 
@@ -134,19 +131,7 @@ def _debate(fake_model, tmp_path, *extra: str) -> tuple[dict, dict[str, list]]:
         directory.mkdir(parents=True)
     (project / "README.md").write_text("# Sessions service\n\nKeeps user sessions.\n")
     (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
-    bins = [str(installed(name).bin_dir) for name in DEBATE_CLIS]
-    env = {
-        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
-        "HOME": str(home),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
-    }
-    models = []
-    for name in DEBATE_CLIS:
-        setup = client_setup(name, fake_model, home)
-        env.update(setup.env)
-        if setup.model:
-            models.append(f"{setup.adapter}:{setup.model}")
+    env, models = council_env(fake_model, DEBATE_CLIS, home, tmpdir)
     argv = [
         *("debate", "Redis or Postgres for sessions?", "--files", "README.md", "app.py"),
         *("--advocate", "claude", "--critic", "codex", "--with", "gemini", "--lead", "claude"),
