@@ -162,19 +162,7 @@ def test_a_real_straggler_gets_its_next_action_only_once_its_late_challenge_is_i
     for directory in (home, tmpdir, project):
         directory.mkdir()
     (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
-    bins = [str(installed(name).bin_dir) for name in names]
-    env = {
-        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
-        "HOME": str(home),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
-    }
-    models = []
-    for name in names:
-        setup = client_setup(name, fake_model, home)
-        env.update(setup.env)
-        if setup.model:
-            models.append(f"{setup.adapter}:{setup.model}")
+    env, models = council_env(fake_model, names, home, tmpdir)
     fake_model.add_rule(client="gemini", contains="ACTION: CHALLENGE", delay_s=STRAGGLER_DELAY)
     fake_model.add_rule(client="codex", contains="ACTION: REBUTTAL", delay_s=REBUTTAL_DELAY)
     run = subprocess.run(
