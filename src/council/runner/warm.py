@@ -98,6 +98,7 @@ class WarmWorker:
         self.adapter = adapter
         self.tool = tool
         self.launch = launch
+        self.lean = launch.lean  # no tool, council's system prompt: it takes lean calls only
         self.seat = seat
         self.room = room
         self.tmp_dir = tmp_dir
@@ -121,11 +122,6 @@ class WarmWorker:
     @property
     def argv(self) -> tuple[str, ...]:
         return self.launch.argv
-
-    @property
-    def lean(self) -> bool:
-        """Started lean (no tool, council's system prompt): it takes only lean calls."""
-        return self.launch.lean
 
     @property
     def usable(self) -> bool:
