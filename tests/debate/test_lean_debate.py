@@ -1,7 +1,7 @@
 """Which calls of a whole debate (and a review) run lean (docs/lean.md), on the strict fake
-vendor CLIs: a seat whose prompt holds every given file whole; not a seat only told about the
-files (a proxy, the lead) while there are files; none when a file was cut, none with --no-lean,
-and not the CLI whose `clis.<name>.lean` is false."""
+vendor CLIs: every call when no given file was cut, round 3, the proxies and the lead
+included, spawned or on warm workers started lean; none when a file was cut, none with
+--no-lean, and not the CLI whose `clis.<name>.lean` is false."""
 
 from __future__ import annotations
 
@@ -53,13 +53,22 @@ def debate(tmp_path: Path):
         **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", SUITE_ENV)},
     }
 
-    def run(*args: str, config: str = "", command: tuple[str, ...] = DEBATE) -> FakeClis:
+    def run(
+        *args: str, config: str = "", command: tuple[str, ...] = DEBATE, cold: bool = True
+    ) -> FakeClis:
+        """`cold`: every call spawned, so each process the fakes log is one call."""
         if config:
             (project / "council.yaml").write_text(config)
         done = subprocess.run(
-            # --cold: lean is decided per spawned call; a warm worker keeps the tools it
-            # started with (docs/lean.md, "When a call runs lean").
-            [sys.executable, "-m", "council", *command, "--json", "--cold", *args],
+            [
+                sys.executable,
+                "-m",
+                "council",
+                *command,
+                "--json",
+                *(["--cold"] if cold else []),
+                *args,
+            ],
             cwd=project,
             env=env,
             capture_output=True,
@@ -74,19 +83,40 @@ def debate(tmp_path: Path):
             assert "REVIEW_REPAIR reviewer-codex ok" in done.stderr
         else:
             assert done.returncode == 0, done.stderr
-            assert json.loads(done.stdout)["decision"]
+            seen["result"] = json.loads(done.stdout)
+            assert seen["result"]["decision"]
         return fakes
 
+    seen: dict = {}
+    run.seen = seen  # type: ignore[attr-defined]  # the last debate's result.json
     return run
 
 
-def test_seats_given_every_file_whole_run_lean_and_those_only_told_of_them_do_not(debate):
-    fakes = debate("--files", "client.py")
-    assert set(lean_calls(fakes, "claude")) == {True}  # the advocate: files in every prompt
-    assert set(lean_calls(fakes, "codex")) == {True}  # the critic, likewise
-    # the proxy and the lead have the files in their room, not in their prompts
-    assert set(lean_calls(fakes, "gemini")) == {False}
-    assert set(lean_calls(fakes, "qwen")) == {False}
+def test_every_call_runs_lean_when_every_file_is_whole_round_3_proxy_and_lead_included(debate):
+    fakes = debate("--files", "client.py", "--rounds", "3")
+    # the advocate and the critic quote the files whole; round 3, the proxy (gemini) and the
+    # lead (qwen) quote the debate, which is what their roles are shown
+    for cli in ("claude", "codex", "gemini", "qwen"):
+        assert set(lean_calls(fakes, cli)) == {True}, cli
+    assert len(lean_calls(fakes, "gemini")) == 3  # BLIND_TAKE, CHALLENGE, REBUTTAL
+
+
+def test_warm_workers_start_lean_when_every_file_is_whole_and_serve_every_call(debate):
+    fakes = debate("--files", "client.py", "--rounds", "3", cold=False)
+    for cli in ("claude", "codex", "gemini"):
+        # every call of the seat ran on its worker (the fakes log each turn with the
+        # worker's argv), started lean: 3 calls, round 3's included
+        turns = [c for c in fakes.calls(cli) if c["argv"] != ["--version"]]
+        assert [bool(c.get("warm")) for c in turns] == [True] * 3, cli
+        assert lean_calls(fakes, cli) == [True] * 3, cli
+    assert set(lean_calls(fakes, "qwen")) == {True}  # the lead
+
+
+def test_a_cut_file_starts_every_warm_worker_with_its_tools(debate):
+    fakes = debate("--files", "client.py", config="debate:\n  file_lines: 5\n", cold=False)
+    for cli in ("claude", "codex", "gemini", "qwen"):
+        assert set(lean_calls(fakes, cli)) == {False}, cli
+    assert "Read,Grep,Glob" in fakes.calls("claude")[-1]["argv"]
 
 
 def test_without_files_every_seat_and_the_lead_run_lean(debate):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import AsyncIterator, Callable, Iterator
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ import pytest
 
 from council.adapters import adapter_for
 from council.adapters.base import Adapter, Request, Tool
+from council.adapters.warm import LeanStart
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, run_call
 from council.runner.resolve import resolve_tool
 from council.runner.warm import WarmWorker, warm_worker
@@ -107,11 +109,12 @@ class RealCli:
 
     @asynccontextmanager
     async def warm_worker(
-        self, *, grace: float = 1.0, **options: object
+        self, *, grace: float = 1.0, lean: LeanStart | None = None, **options: object
     ) -> AsyncIterator[WarmWorker]:
-        """The CLI's warm worker as a seat starts it (READY), torn down on the way out."""
+        """The CLI's warm worker as a seat starts it (READY), torn down on the way out;
+        `lean`: started lean, as a seat whose every call may run lean starts it."""
         tool = await self.resolve()
-        launch = self.adapter.warm_launch(tool, model=self.setup.model, effort=None)
+        launch = self.adapter.warm_launch(tool, model=self.setup.model, effort=None, lean=lean)
         assert launch is not None, f"{self.name} has no warm mode"
         self.record.mkdir(parents=True, exist_ok=True, mode=0o700)
         async with warm_worker(
@@ -152,6 +155,28 @@ class RealCli:
             placed.update({str(Path(*parts[:n])): b"<dir>" for n in range(1, len(parts))})
             placed[name] = text.encode()
         return placed
+
+
+def council_env(
+    server: FakeModelServer, clis: Sequence[str], home: Path, tmpdir: Path
+) -> tuple[dict[str, str], list[str]]:
+    """What a `council` subprocess needs to run `clis` (each installed) against `server`:
+    its environment (only the basics, the CLIs' bin directories and what each needs for the
+    server), and the `--model` values (`cli:model`) of those that name one."""
+    bins = [str(installed(name).bin_dir) for name in clis]
+    env = {
+        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
+        "HOME": str(home),
+        "TMPDIR": str(tmpdir),
+        "LANG": "C.UTF-8",
+    }
+    models = []
+    for name in clis:
+        setup = client_setup(name, server, home)
+        env.update(setup.env)
+        if setup.model:
+            models.append(f"{setup.adapter}:{setup.model}")
+    return env, models
 
 
 def _skip_or_fail(reason: str) -> None:

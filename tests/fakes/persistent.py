@@ -794,6 +794,8 @@ class PiRpc(Server):
         self.send(body)
 
     def read_only(self) -> bool:
+        if self.plan.parsed.get("no_tools"):
+            return True  # lean: no tool at all, none that writes
         tools = self.plan.parsed.get("tools")
         return tools is not None and set(tools.split(",")) <= {"read", "grep", "find", "ls"}
 
@@ -901,8 +903,11 @@ class ClaudeStream(Server):
 
     def read_only(self) -> bool:
         tools = self.plan.parsed.get("tools")
-        listed = set(",".join(tools).split(",")) if tools else set()
-        return bool(listed) and listed <= {"Read", "Grep", "Glob"}
+        if tools is None:
+            return False  # every tool, the write ones included
+        # `--tools ""` (lean) is no tool at all: nothing can write
+        listed = set(",".join(tools).split(",")) - {""}
+        return listed <= {"Read", "Grep", "Glob"}
 
     def handle(self, message: dict) -> None:
         kind = message.get("type")

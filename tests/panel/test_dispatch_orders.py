@@ -194,8 +194,8 @@ def test_each_seat_is_asked_for_its_phase_round_and_word_limit_and_votes_only_in
         assert answer["status"] == "ok"
         assert contribution(run, seat, phase)["round"] == round_no
         assert f"\n{phase} {seat} ok {answer['words']} words " in lines
-    # Lean where the prompt holds the given files whole: the advocate's PROPOSAL and RESPOND;
-    # not its FINAL_SUMMARY nor the proxy's asks, whose prompts only quote the debate.
+    # No given file was cut: every ask is lean, the advocate's FINAL_SUMMARY and the proxy's
+    # asks (whose prompts quote the debate, not the files) included.
     lean = {
         (m["from"], m["phase"]): "--system-prompt" in m["meta"]["argv"]
         for m in messages
@@ -204,10 +204,10 @@ def test_each_seat_is_asked_for_its_phase_round_and_word_limit_and_votes_only_in
     assert lean == {
         ("advocate", "PROPOSAL"): True,
         ("advocate", "RESPOND"): True,
-        ("advocate", "FINAL_SUMMARY"): False,
-        ("proxy-claude", "BLIND_TAKE"): False,
-        ("proxy-claude", "CHALLENGE"): False,
-        ("proxy-claude", "REBUTTAL"): False,
+        ("advocate", "FINAL_SUMMARY"): True,
+        ("proxy-claude", "BLIND_TAKE"): True,
+        ("proxy-claude", "CHALLENGE"): True,
+        ("proxy-claude", "REBUTTAL"): True,
     }
     # A vote is read from a seat's last word only: the critic's CHALLENGE ends with a vote
     # line, which is not its vote; its REBUTTAL's is.

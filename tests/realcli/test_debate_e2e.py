@@ -14,7 +14,7 @@ import pytest
 
 from council.debate.result import result_schema
 from fakemodel.clients import client_setup
-from fakemodel.fixtures import _skip_or_fail
+from fakemodel.fixtures import _skip_or_fail, council_env
 from fakemodel.installed import installed
 
 pytestmark = pytest.mark.realcli
@@ -34,19 +34,7 @@ def test_a_three_round_debate_of_real_clis_completes_with_a_valid_result(fake_mo
         directory.mkdir()
     (project / "README.md").write_text("# Sessions service\n\nKeeps user sessions.\n")
     (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
-    bins = [str(installed(name).bin_dir) for name in names]
-    env = {
-        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
-        "HOME": str(home),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
-    }
-    models = []
-    for name in names:
-        setup = client_setup(name, fake_model, home)
-        env.update(setup.env)
-        if setup.model:
-            models.append(f"{setup.adapter}:{setup.model}")
+    env, models = council_env(fake_model, names, home, tmpdir)
     proxies = ["gemini", "qwen", "pi"] + (["kimi"] if "kimi-code" in names else [])
     timeouts = ",".join(f"{cli}=120" for cli in ("claude", "codex", *proxies))
     run = subprocess.run(
@@ -174,19 +162,7 @@ def test_a_real_straggler_gets_its_next_action_only_once_its_late_challenge_is_i
     for directory in (home, tmpdir, project):
         directory.mkdir()
     (project / "app.py").write_text("class SessionStore:\n    def get(self, key): ...\n")
-    bins = [str(installed(name).bin_dir) for name in names]
-    env = {
-        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
-        "HOME": str(home),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
-    }
-    models = []
-    for name in names:
-        setup = client_setup(name, fake_model, home)
-        env.update(setup.env)
-        if setup.model:
-            models.append(f"{setup.adapter}:{setup.model}")
+    env, models = council_env(fake_model, names, home, tmpdir)
     fake_model.add_rule(client="gemini", contains="ACTION: CHALLENGE", delay_s=STRAGGLER_DELAY)
     fake_model.add_rule(client="codex", contains="ACTION: REBUTTAL", delay_s=REBUTTAL_DELAY)
     run = subprocess.run(

@@ -7,15 +7,12 @@ SARIF log against the official SARIF 2.1.0 schema."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from fakemodel.clients import client_setup
-from fakemodel.fixtures import _skip_or_fail
+from fakemodel.fixtures import _skip_or_fail, council_env
 from fakemodel.installed import installed
 from review.helpers import SERVICE, validate_review, validate_sarif
 
@@ -32,19 +29,7 @@ def test_a_review_by_two_real_clis_merges_their_findings_and_gates_on_them(fake_
     for directory in (home, tmpdir, project):
         directory.mkdir()
     (project / "service.py").write_text(SERVICE)
-    bins = [str(installed(name).bin_dir) for name in REVIEWERS]
-    env = {
-        "PATH": os.pathsep.join([*bins, str(Path(sys.executable).parent), os.defpath]),
-        "HOME": str(home),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
-    }
-    models = []
-    for name in REVIEWERS:
-        setup = client_setup(name, fake_model, home)
-        env.update(setup.env)
-        if setup.model:
-            models.append(f"{setup.adapter}:{setup.model}")
+    env, models = council_env(fake_model, REVIEWERS, home, tmpdir)
     run = subprocess.run(
         [
             sys.executable, "-m", "council", "review", "--files", "service.py",

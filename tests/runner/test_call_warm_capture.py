@@ -22,6 +22,7 @@ class Scripted:
     """A warm worker that writes `out` and `err` into the attempt's sinks, then says `verdict`."""
 
     usable = True
+    lean = False  # started as usual: takes every call
 
     def __init__(self, verdict: Verdict, out: bytes = b"", err: bytes = b"") -> None:
         self.verdict, self.out, self.err = verdict, out, err

@@ -16,6 +16,7 @@ import pytest
 
 from council.adapters import adapter_for
 from council.adapters.base import Adapter, Status, Tool
+from council.adapters.warm import LeanStart
 from council.errors import RecordWriteError
 from council.panel.drive import council_error
 from council.runner import CallFiles, CallOutcome, RetryPolicy, Timeouts, confine, run_call
@@ -60,11 +61,12 @@ class Seat:
 
     @asynccontextmanager
     async def warm(
-        self, *, grace: float = 15.0, start: bool = True, **options
+        self, *, grace: float = 15.0, start: bool = True, lean: LeanStart | None = None, **options
     ) -> AsyncIterator[WarmWorker]:
         """`grace` bounds a hang: a fake answering the cancel late on a busy machine is no
-        reason to kill it. Tests that want the kill pass a small one."""
-        launch = self.adapter.warm_launch(self.tool, model=None, effort=None)
+        reason to kill it (tests that want the kill pass a small one). `lean`: the worker may
+        start lean, as a seat whose every call may run lean."""
+        launch = self.adapter.warm_launch(self.tool, model=None, effort=None, lean=lean)
         assert launch is not None
         if "recycle_after" in options:
             from dataclasses import replace

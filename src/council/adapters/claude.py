@@ -33,6 +33,7 @@ from council.adapters.failures import parse_retry_after
 from council.adapters.host import IdeHost
 from council.adapters.warm import (
     Channel,
+    LeanStart,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
@@ -183,12 +184,20 @@ class ClaudeAdapter(WarmMode, IdeHost, KeepsState):
     # -- warm worker: stream-json on stdin (2.1.197 and 2.1.332) ----------------------------
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
         """Print mode reading stream-json messages on stdin, with the spawned call's tools,
-        settings and MCP measures; `/clear` before every call but a new process's first
-        starts a new session (no model request). Its cwd is the process's (the seat's room);
-        the version comes only with the first turn, so the probe runs beside the start."""
+        settings and MCP measures, and lean the spawned lean call's flags (no tool, council's
+        system prompt: stream-json input honours both); `/clear` before every call but a new
+        process's first starts a new session (no model request). Its cwd is the process's
+        (the seat's room); the version comes only with the first turn, so the probe runs
+        beside the start."""
+        lean = self.lean_start(lean)
         argv = [
             *tool.command,
             "-p",
@@ -199,11 +208,13 @@ class ClaudeAdapter(WarmMode, IdeHost, KeepsState):
             "--verbose",
             "--no-session-persistence",
             "--tools",
-            self.read_only_tools,
+            "" if lean is not None else self.read_only_tools,
             "--setting-sources",
             "",
             "--strict-mcp-config",
         ]
+        if lean is not None:
+            argv += ["--system-prompt", lean.prompt]
         if model := model or self.settings.model:
             argv += ["--model", model]
         if effort in self.efforts:
@@ -214,6 +225,7 @@ class ClaudeAdapter(WarmMode, IdeHost, KeepsState):
             env={"CLAUDE_CODE_MAX_RETRIES": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
             driver=lambda: ClaudeStreamDriver(self),
             reports_version=False,
+            lean=lean is not None,
         )
 
     def state_paths(

@@ -41,6 +41,7 @@ from council.adapters.output import json_objects, token_count
 from council.adapters.warm import (
     Channel,
     JsonRpc,
+    LeanStart,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
@@ -184,19 +185,35 @@ class CodexAdapter(WarmMode, IdeHost, KeepsState):
     # -- warm worker: `codex app-server` (0.169.0) ------------------------------------------
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
         """JSON-RPC on stdio; a thread per call, in the read-only sandbox with approvals
-        never asked, its cwd the seat's room. Model, effort and the retry caps as config
-        overrides, as a spawned call has them."""
+        never asked, its cwd the seat's room. Model, effort, the retry caps and lean mode's
+        settings as config overrides, as a spawned call has them: the app-server reads them
+        for every thread it starts."""
+        lean = self.lean_start(lean)
         argv = [*tool.command]
         argv += retry_caps(self.settings.extra_args, codex_home_of(self.settings.env))
+        room_files: dict[str, str] = {}
+        if lean is not None:
+            room_files[LEAN_INSTRUCTIONS] = lean.prompt
+            argv += lean_config(lean.room / LEAN_INSTRUCTIONS)
         if model := model or self.settings.model:
             argv += ["-c", f'model="{model}"']
         if effort in self.efforts:
             argv += ["-c", f'model_reasoning_effort="{effort}"']
         argv += [*self.settings.extra_args, "app-server"]
-        return WarmLaunch(argv=tuple(argv), driver=lambda: CodexAppDriver(self))
+        return WarmLaunch(
+            argv=tuple(argv),
+            room_files=room_files,
+            driver=lambda: CodexAppDriver(self),
+            lean=lean is not None,
+        )
 
     def classify(self, result: RawResult, prompt: str) -> Verdict:
         """A failure is read from what codex said went wrong (its `error` and `turn.failed`

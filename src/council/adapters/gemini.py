@@ -23,7 +23,14 @@ from council.adapters.confinement import KeepsState
 from council.adapters.failures import first_line, parse_retry_after
 from council.adapters.host import IdeHost
 from council.adapters.output import output_figure, ranked_models, token_count
-from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmMode, WarmTurn
+from council.adapters.warm import (
+    AcpOptions,
+    AcpOutcome,
+    LeanStart,
+    WarmLaunch,
+    WarmMode,
+    WarmTurn,
+)
 
 LEAN_SYSTEM = f"{COUNCIL_ROOM_DIR}/gemini-system.md"
 LEAN_POLICY = f"{COUNCIL_ROOM_DIR}/gemini-policy.toml"
@@ -133,12 +140,9 @@ class GeminiAdapter(WarmMode, IdeHost, KeepsState):
         env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
         room_files: dict[str, str] = {}
         if (lean := self.lean_for(request)) is not None:
-            # Plan mode stays; a deny-all policy above it leaves no tool to declare (a denied
-            # tool is not offered), and council's system prompt replaces gemini's (43.9 KB a
-            # request down to 0.8 KB, docs/lean.md).
-            room_files = {LEAN_SYSTEM: lean, LEAN_POLICY: DENY_ALL_POLICY}
-            argv += ["--policy", str(request.room / LEAN_POLICY)]
-            env["GEMINI_SYSTEM_MD"] = str(request.room / LEAN_SYSTEM)
+            room_files, lean_env, lean_args = self._lean_files(lean, request.room)
+            env.update(lean_env)
+            argv += lean_args
         # Without -m the CLI first calls a routing model: one more round trip.
         if model := self.model_for(request):
             argv += ["-m", model]
@@ -244,20 +248,44 @@ class GeminiAdapter(WarmMode, IdeHost, KeepsState):
     # -- warm worker: `gemini --acp` (0.61.0) ----------------------------------------------
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
         """ACP, each session in plan mode (read-only tools; gemini refuses a write itself):
         `--approval-mode plan` at spawn, checked on every session, since an untrusted folder
-        would turn it back to `default`."""
+        would turn it back to `default`. Lean: the spawned lean call's policy and system
+        prompt, which the ACP mode reads at start for every session."""
+        lean = self.lean_start(lean)
         argv = [*tool.command, "--acp", "--approval-mode", "plan"]
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+        room_files: dict[str, str] = {}
+        if lean is not None:
+            room_files, lean_env, lean_args = self._lean_files(lean.prompt, lean.room)
+            env.update(lean_env)
+            argv += lean_args
         if model := model or self.settings.model:
             argv += ["-m", model]  # without it every prompt first asks a routing model
         argv += self.settings.extra_args
         return WarmLaunch(
             argv=tuple(argv),
-            env={"GEMINI_CLI_TRUST_WORKSPACE": "true"},
+            env=env,
+            room_files=room_files,
             acp=AcpOptions(mode="plan"),
+            lean=lean is not None,
         )
+
+    @staticmethod
+    def _lean_files(prompt: str, room: Path) -> tuple[dict[str, str], dict[str, str], list[str]]:
+        """Lean mode's room files, variables and flags: plan mode stays; a deny-all policy
+        above it leaves no tool to declare (a denied tool is not offered), and council's
+        system prompt replaces gemini's (43.9 KB a request down to 0.8 KB, docs/lean.md)."""
+        files = {LEAN_SYSTEM: prompt, LEAN_POLICY: DENY_ALL_POLICY}
+        env = {"GEMINI_SYSTEM_MD": str(room / LEAN_SYSTEM)}
+        return files, env, ["--policy", str(room / LEAN_POLICY)]
 
     def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
         """0.61.0 answers a refused model call with the HTTP status as the JSON-RPC error

@@ -28,7 +28,14 @@ from council.adapters.base import (
 from council.adapters.confinement import KeepsState
 from council.adapters.failures import AUTH_PATTERNS, first_line
 from council.adapters.output import json_objects
-from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmMode, WarmTurn
+from council.adapters.warm import (
+    AcpOptions,
+    AcpOutcome,
+    LeanStart,
+    WarmLaunch,
+    WarmMode,
+    WarmTurn,
+)
 
 KIMI_CLI = "kimi-cli"
 KIMI_CODE = "kimi-code"
@@ -250,12 +257,18 @@ class KimiAdapter(WarmMode, KeepsState):
         return None
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
         """ACP. kimi-code: each session put in plan mode (its write tools refused), closed
         after its call. kimi-cli has no plan mode in ACP: every write asks the client, who
         refuses it. `kimi acp` takes no options, so a seat with a model or thinking of its
-        own spawns per call; so do extra arguments."""
+        own spawns per call; so do extra arguments. Nor an agent file: the worker never
+        starts lean (`lean` is not used)."""
         if tool.variant not in (KIMI_CLI, KIMI_CODE):
             return None
         if model or self.settings.extra_args:

@@ -29,6 +29,7 @@ from council.adapters.versions import KnownBroken, parse_version
 from council.adapters.versions import version_at_least as base_version_at_least
 from council.adapters.warm import (
     Channel,
+    LeanStart,
     ProtocolError,
     SessionDriver,
     WarmLaunch,
@@ -237,24 +238,36 @@ class PiAdapter(WarmMode, KeepsState):
     # -- warm worker: `pi --mode rpc` --------------------------------------------------------
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
-        """The RPC mode with print mode's read-only flags, `new_session` before every call
-        but a new process's first. pi takes its cwd per process (the seat's room); its RPC
-        names no version, and the flags depend on it: the probe runs first."""
+        """The RPC mode with print mode's read-only flags (and lean, a lean call's), and
+        `new_session` before every call but a new process's first. pi takes its cwd per
+        process (the seat's room); its RPC names no version, and the flags depend on it: the
+        probe runs first."""
+        lean = self.lean_start(lean)
+        tools = ["--no-tools", "--no-skills", "--system-prompt", lean.prompt] if lean else []
         argv = [
             *tool.command,
             "--mode",
             "rpc",
             *self.read_only_args(tool.version),
-            "--tools",
-            self.read_only_tools,
+            *(tools or ["--tools", self.read_only_tools]),
             *_model_args(model or self.settings.model),
         ]
         if effort in self.efforts:
             argv += ["--thinking", str(effort)]
         argv += self.settings.extra_args
-        return WarmLaunch(argv=tuple(argv), driver=lambda: PiRpcDriver(self), reports_version=False)
+        return WarmLaunch(
+            argv=tuple(argv),
+            driver=lambda: PiRpcDriver(self),
+            reports_version=False,
+            lean=lean is not None,
+        )
 
 
 def _model_args(model: str | None) -> list[str]:

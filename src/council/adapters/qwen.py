@@ -21,7 +21,14 @@ from council.adapters.confinement import KeepsState
 from council.adapters.failures import AUTH_PATTERNS
 from council.adapters.host import IdeHost
 from council.adapters.output import json_objects, token_count
-from council.adapters.warm import AcpOptions, AcpOutcome, WarmLaunch, WarmMode, WarmTurn
+from council.adapters.warm import (
+    AcpOptions,
+    AcpOutcome,
+    LeanStart,
+    WarmLaunch,
+    WarmMode,
+    WarmTurn,
+)
 
 # After its own retries qwen -o json reports an API failure as a *successful* result whose
 # text is the error, and exits 0 (measured with 0.15.10 against 429, 401 and 400).
@@ -163,7 +170,7 @@ class QwenAdapter(WarmMode, IdeHost, KeepsState):
             # Plan mode stays; every tool left out and council's system prompt in place of
             # qwen's: what qwen adds to a request, 54.2 KB down to 2.9 KB (0.15.10), 58.2 KB
             # down to 11.5 KB (0.24.4, which lists its bundled skills even in safe mode).
-            argv += ["--system-prompt", lean, "--exclude-tools", ",".join(LEAN_EXCLUDED)]
+            argv += lean_args(lean)
         if model := self.model_for(request):
             argv += ["-m", model]
         argv += self.settings.extra_args
@@ -271,11 +278,20 @@ class QwenAdapter(WarmMode, IdeHost, KeepsState):
     # -- warm worker: `qwen --acp` (0.15.10, 0.24.4) ---------------------------------------
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
         """ACP, each session in plan mode (`--approval-mode plan` at spawn, checked on every
-        session; qwen refuses a write itself). The room's settings are the spawned call's."""
+        session; qwen refuses a write itself). The room's settings, and lean a lean call's
+        flags, are the spawned call's."""
+        lean = self.lean_start(lean)
         argv = [*tool.command, "--acp", "--approval-mode", "plan"]
+        if lean is not None:
+            argv += lean_args(lean.prompt)
         if model := model or self.settings.model:
             argv += ["-m", model]
         argv += self.settings.extra_args
@@ -283,6 +299,7 @@ class QwenAdapter(WarmMode, IdeHost, KeepsState):
             argv=tuple(argv),
             room_files={".qwen/settings.json": QWEN_SETTINGS},
             acp=AcpOptions(mode="plan"),
+            lean=lean is not None,
         )
 
     def acp_verdict(self, outcome: AcpOutcome, prompt: str) -> WarmTurn:
@@ -304,6 +321,11 @@ class QwenAdapter(WarmMode, IdeHost, KeepsState):
             except (KeyError, ValueError):
                 usage = None
         return replace(turn, verdict=replace(turn.verdict, usage=usage))
+
+
+def lean_args(system_prompt: str) -> list[str]:
+    """Lean mode's flags: council's system prompt, and every tool qwen has left out."""
+    return ["--system-prompt", system_prompt, "--exclude-tools", ",".join(LEAN_EXCLUDED)]
 
 
 def _qwen_path(value: str, home: Path) -> Path:

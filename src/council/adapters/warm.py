@@ -110,6 +110,18 @@ class WarmLaunch:
     # none; kimi must be probed first to tell its two programs apart).
     reports_version: bool = True
     recycle_after: int = RECYCLE_AFTER
+    # The worker started lean (docs/lean.md): council's system prompt and no tool. Only a call
+    # that may run lean runs on it; any other spawns the CLI with its tools.
+    lean: bool = False
+
+
+@dataclass(frozen=True)
+class LeanStart:
+    """What a worker started lean needs: council's system prompt, and the seat's room, where
+    a CLI that reads the prompt (or its tool settings) only from a file finds them."""
+
+    prompt: str
+    room: Path
 
 
 class RpcError(Exception):
@@ -255,11 +267,22 @@ class WarmMode(Adapter):
     warm_needs_probe: ClassVar[bool] = False
 
     def warm_launch(
-        self, tool: Tool, *, model: str | None, effort: str | None
+        self,
+        tool: Tool,
+        *,
+        model: str | None,
+        effort: str | None,
+        lean: LeanStart | None = None,
     ) -> WarmLaunch | None:
         """How a seat keeps this CLI running between its calls, a fresh session per call, in
-        the same read-only measures as `build`; None: every call spawns the CLI."""
+        the same read-only measures as `build`; None: every call spawns the CLI. `lean`: every
+        call of the seat may run lean, so the worker may start lean (`WarmLaunch.lean` says
+        whether it did: a CLI that cannot, or `clis.<name>.lean: false`, starts as usual)."""
         raise NotImplementedError
+
+    def lean_start(self, lean: LeanStart | None) -> LeanStart | None:
+        """`lean` unless the config turned lean mode off for this CLI."""
+        return lean if self.settings.lean else None
 
     def warm_refusal(self, tool: Tool, env: Mapping[str, str], home: Path) -> str | None:
         """Why this CLI cannot run warm here although it has a persistent mode (kimi-cli

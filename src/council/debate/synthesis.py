@@ -67,8 +67,7 @@ class Synthesis:
         )
         await self.journal.note(f"lead calls {seat.cli}", stem=stem)
         self.journal.progress.info(f"{phase} the lead ({seat.cli}) is writing it")
-        # The lead's prompts quote the debate, not the files: lean only when there are none.
-        lean_prompt = self.roster.lean_prompt(files_inlined=False)
+        lean_prompt = self.roster.lean_prompt()
         # The lead reads the debate: it is watched as the seats are.
         ask = Ask(
             prompt=prompt,

@@ -161,7 +161,7 @@ class Dispatch:
             limit=None if order.whole else limit,
             vote=order.vote,
             inspect=self._inspector(order.vote),
-            lean_prompt=self.roster.lean_prompt(files_inlined="files" in shared),
+            lean_prompt=self.roster.lean_prompt(),
         )
         await self.journal.bus.send(
             Message(

@@ -196,6 +196,7 @@ class Roster:
             tmp_dir=self.rooms.tmp(seat.name),
             guard=self.guard,
             warm=seat.name in self._warm_seats,
+            lean_prompt=self.lean_prompt(),
             on_worker=self.record_worker,
         )
         scope = anyio.CancelScope()
@@ -216,13 +217,13 @@ class Roster:
     async def dropped(self, seat: SeatPlan) -> None:
         """A seat was dropped at READY (the debate replaces its advocate here)."""
 
-    def lean_prompt(self, *, files_inlined: bool) -> str | None:
-        """Council's system prompt for a call that may run lean (docs/lean.md), or None: lean
-        unless --no-lean, and only when the call's prompt holds every given file whole (none
-        cut by the line caps), or there is none, since a lean CLI has no tool to read one."""
-        context = self.context
-        whole = context.truncated_count == 0 and (files_inlined or not context.excerpts)
-        return render("lean_system") if self.lean and whole else None
+    def lean_prompt(self) -> str | None:
+        """Council's system prompt for the run's calls when they may run lean (docs/lean.md),
+        or None: lean unless --no-lean, and only when no given file was cut by the line caps,
+        since a lean CLI has no tool to read the rest. Every prompt that quotes the files then
+        quotes them whole, and the others (round 3, the proxies, the lead) quote the debate,
+        which is what those roles are shown: every call of every seat runs lean, or none."""
+        return render("lean_system") if self.lean and self.context.truncated_count == 0 else None
 
     def build_room(self, seat: str) -> Path:
         """The seat's clean room, built (or refreshed) outside the project; the record keeps

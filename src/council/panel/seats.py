@@ -24,7 +24,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter, Tool
-from council.adapters.warm import warm_mode
+from council.adapters.warm import LeanStart, warm_mode
 from council.context.guard import ProjectGuard
 from council.panel.bus import EVERYONE, Bus, Kind, Message
 from council.panel.calls import CallSite, Tuning, billing_of, call_cli
@@ -56,10 +56,13 @@ class SeatWorker:
         tmp_dir: Path | None = None,
         guard: ProjectGuard | None = None,
         warm: bool = False,
+        lean_prompt: str | None = None,
         on_worker: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         """`warm`: run the CLI as a warm worker where its adapter has a persistent mode;
-        `on_worker`: told what the warm worker did (mode, restarts, memory) when it ends."""
+        `lean_prompt`: every call of the seat may run lean with it (docs/lean.md), so its warm
+        worker starts lean; `on_worker`: told what the warm worker did (mode, restarts,
+        memory) when it ends."""
         self.plan = plan
         self.adapter = adapter
         self.bus = bus
@@ -72,6 +75,7 @@ class SeatWorker:
         self.tools = tools
         self.site: CallSite | None = None  # set once the CLI is found and usable
         self.warm_allowed = warm
+        self.lean_prompt = lean_prompt
         self.on_worker = on_worker
         self.warm: WarmWorker | None = None
         self.worker_report: dict[str, Any] | None = None  # what READY says of the worker
@@ -171,7 +175,8 @@ class SeatWorker:
             return None
         model = plan.model or adapter.settings.model
         effort = plan.effort or adapter.settings.effort
-        launch = adapter.warm_launch(tool, model=model, effort=effort)
+        lean = LeanStart(self.lean_prompt, self.room) if self.lean_prompt is not None else None
+        launch = adapter.warm_launch(tool, model=model, effort=effort, lean=lean)
         if launch is None:
             return None
         worker = await self._stack.enter_async_context(

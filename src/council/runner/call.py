@@ -70,8 +70,10 @@ async def run_call(
     `confine`: run it under write confinement where the kernel has it (runner/confine.py).
     `warm`: the seat's warm worker, which runs each attempt in a fresh session while it can
     (runner/warm.py); an attempt it cannot take, or must have classified again, spawns.
-    `lean_prompt`: council's system prompt when the call may run lean (`Request.lean_prompt`;
-    a spawned attempt only: a warm worker runs with the tools it started with)."""
+    `lean_prompt`: council's system prompt when the call may run lean (`Request.lean_prompt`).
+    A warm worker runs with the tools it started with: a call that may not run lean never
+    runs on a worker started lean (it spawns, with its tools); a lean call may run on a
+    worker started as usual."""
     policy = policy or RetryPolicy()
     if tmp_dir is None:
         # Never the shared temp dir (the user's project may live there): one of its own.
@@ -113,7 +115,13 @@ async def run_call(
         number += 1
         attempt_start = anyio.current_time()
         ran: _Ran | None = None
-        if warm is not None and warm.usable and not redo_cold:
+        if (
+            warm is not None
+            and warm.usable
+            and not redo_cold
+            # A worker started lean has no tool: a call that needs one spawns.
+            and (lean_prompt is not None or not warm.lean)
+        ):
             ran = await _warm_attempt(warm, prompt, files, number, hard_deadline, timeouts)
         if ran is None:
             ran = await _spawn_attempt(

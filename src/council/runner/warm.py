@@ -98,6 +98,7 @@ class WarmWorker:
         self.adapter = adapter
         self.tool = tool
         self.launch = launch
+        self.lean = launch.lean  # no tool, council's system prompt: it takes lean calls only
         self.seat = seat
         self.room = room
         self.tmp_dir = tmp_dir
