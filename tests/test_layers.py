@@ -29,7 +29,7 @@ LAYERS = {
         "doctor",
         "report",
     },
-    "protocols": {"debate", "review", "protocols"},
+    "protocols": {"debate", "review", "protocols", "adr"},
     "front ends": {"cli", "mcp", "__main__"},
 }
 ORDER = ["base", "services", "protocols", "front ends"]

@@ -19,6 +19,7 @@ class ExitCode(IntEnum):
     CONFIG = 4
     DEGRADED = 5  # no quorum, or no DECISION could be synthesized
     REVIEW_GATE = 6  # `review` found a blocking finding
+    DECISION_CHANGED = 8  # `adr --recheck`: the new panel ruled that the decision changed
     STILL_RUNNING = 75  # `wait` timed out while the run goes on (EX_TEMPFAIL)
     INTERRUPTED = 130  # 128 + SIGINT
     BROKEN_PIPE = 141  # 128 + SIGPIPE: stdout's reader went away, as a shell tool exits
