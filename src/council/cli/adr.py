@@ -34,8 +34,8 @@ _ALWAYS = {"scratchpad"}
     "--dir",
     "directory",
     metavar="DIR",
-    help="The decisions directory (default: council.yaml's adr.dir, else an existing "
-    "docs/adr, docs/decisions, doc/adr or docs/architecture/decisions, else docs/decisions).",
+    help="The decisions directory (default: council.yaml's adr.dir, else the one the project "
+    "has, else a new decisions directory in its documentation folder).",
 )
 @flag_options(DebateFlags)
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
@@ -58,8 +58,8 @@ def adr(
 
     Example: council adr last
 
-    Example: council adr --recheck docs/decisions/0003-use-postgres-for-sessions.md --files
-    app.py --with codex,gemini
+    Example: council adr --recheck doc/adr/0003-use-postgres-for-sessions.md --files app.py
+    --with codex,gemini
     """
     flags = DebateFlags(question="", **given)
     cwd = Path.cwd()
@@ -68,7 +68,7 @@ def adr(
         if run_id is None:
             raise UsageError(
                 "give the debate to write down (council adr last, or its id), or an ADR to "
-                "recheck (council adr --recheck docs/decisions/0001-x.md)"
+                "recheck (council adr --recheck <ADR file>)"
             )
         _no_panel_options(flags)
         from council.adr.write import write_adr
