@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from council.adr.render import TALLY_KEYS
+from council.adr.render import tally_text
 from council.atomicio import write_private
 from council.config import Config
 from council.debate.flags import DebateFlags
@@ -114,9 +114,9 @@ def recheck(
     from council.debate.protocol import DEBATE
     from council.panel.run import start
 
-    if not os.access(path, os.W_OK):
-        raise UsageError(f"{path}: not a writable file; the recheck appends a section to it")
     recorded = read_adr(path)
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"{path}: not writable; the recheck appends a section to it")
     run = start(DEBATE, replace(flags, question=recheck_question(recorded)), config, progress)
     decision = run.result.get("decision")
     if not decision or decision.get("synthesized") is False:
@@ -148,8 +148,7 @@ def _section_text(
         said = "unclear (the new DECISION named none of unchanged, refined, changed; read it)"
     else:
         said = verdict
-    tally = decision.get("tally") or {}
-    votes = ", ".join(f"{k.replace('_', ' ')} {tally[k]}" for k in TALLY_KEYS if k in tally)
+    votes = tally_text(decision)
     lines = [
         f"## Rechecked {date.today().isoformat()}",
         "",

@@ -127,7 +127,8 @@ def _options(source: Source) -> list[str]:
     )
     if proposal:
         opening = " ".join(cut_words(proposal, PROPOSAL_WORDS).split())
-        options.append(f"The advocate's first proposal: {opening}")
+        more = "..." if len(opening) < len(" ".join(proposal.split())) else ""
+        options.append(f"The advocate's first proposal: {opening}{more}")
     for dissent in source.decision.get("minority") or ():
         options.append(f"{dissent['seat']}'s position (voted disagree): {dissent['reason']}")
     return options
@@ -178,14 +179,16 @@ def _votes(decision: Mapping[str, Any]) -> list[str]:
     for seat, vote in votes.items():
         reason = " ".join(str(reasons.get(seat, "")).split()).replace("|", "\\|")
         lines.append(f"| {seat} | {vote or 'no vote'} | {reason} |")
-    tally = decision.get("tally")
-    if tally:
-        counted = ", ".join(f"{k.replace('_', ' ')} {tally[k]}" for k in TALLY_KEYS if k in tally)
+    if counted := tally_text(decision):
         lines += ["", f"Tally: {counted}."]
     return lines
 
 
-TALLY_KEYS = ("agree", "revise", "disagree", "no_vote")
+def tally_text(decision: Mapping[str, Any]) -> str:
+    """`agree 1, revise 0, disagree 1, no vote 0`; "" when the DECISION has no tally."""
+    tally = decision.get("tally") or {}
+    keys = ("agree", "revise", "disagree", "no_vote")
+    return ", ".join(f"{k.replace('_', ' ')} {tally[k]}" for k in keys if k in tally)
 
 
 def _minority(decision: Mapping[str, Any]) -> list[str]:
