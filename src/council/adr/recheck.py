@@ -32,6 +32,7 @@ RULING_WORDS = 120
 # The verdict opens the recommendation, after any `[SIMULATED]`-like tags and emphasis.
 _VERDICT = re.compile(r"^(?:\s*\[[^\]]*\])*[\s*_#>`\"']*(unchanged|refined|changed)\b", re.I)
 _HEADING = re.compile(r"^(#{1,2}) +(.+?) *$", re.M)
+_VOTES = re.compile(r"^(?:### Votes|Votes:)\s*$", re.M)
 _DECISION_HEADINGS = ("decision outcome", "decision")
 
 
@@ -67,7 +68,9 @@ def read_adr(path: Path) -> Recorded:
     title = re.sub(r"^\d+\.\s+", "", title)  # Nygard's `# 3. Title`
     found = re.search(r"^(?:\*\s*)?date:\s*(\d{4}-\d{2}-\d{2})", text, re.M | re.I)
     parts = [_section(text, headings, name) for name in _DECISION_HEADINGS]
-    decision = next((p for p in parts if p), "")
+    # The votes and the minority report are how it was decided, not what: left out.
+    found_decision = next((p for p in parts if p), "")
+    decision = _VOTES.split(found_decision, maxsplit=1)[0].strip()
     rechecks = [m for m in headings if m.group(2).lower().startswith("rechecked")]
     if rechecks:  # the latest recheck says what holds now
         decision += "\n\nLatest recheck: " + _section(text, headings, rechecks[-1].group(2).lower())

@@ -162,7 +162,8 @@ def _next_step(decision: Mapping[str, Any]) -> list[str]:
     step = decision.get("next_step") or {}
     if not step.get("action"):
         return ["Next step: none recorded."]
-    lines = [f"Next step: {step['action']}"]
+    action = str(step["action"]).strip()
+    lines = [f"Next step: {action}{'' if action.endswith(('.', '!', '?')) else '.'}"]
     if step.get("verify_command"):
         lines.append(f"Verify with `{step['verify_command']}`.")
     if step.get("done_criterion"):
