@@ -155,7 +155,7 @@ def test_a_nygard_project_gets_a_nygard_record(project):
     assert f"Record: [`{result['id']}`]" in text
 
 
-def test_a_fresh_project_gets_docs_decisions_in_madr_and_adr_dir_is_honoured(project):
+def test_a_fresh_project_gets_docs_decisions_in_madr(project):
     result = finished_debate(project)
     run = project.run("adr", "last", "--json")
     assert run.returncode == 0, run.stderr
@@ -167,18 +167,21 @@ def test_a_fresh_project_gets_docs_decisions_in_madr_and_adr_dir_is_honoured(pro
     }
     assert (project.root / f"docs/decisions/0001-{SLUG}.md").read_text().startswith("---\n")
 
+
+def test_adr_dir_is_honoured_and_its_numbering_kept(project):
     # A configured directory, numbered without padding, wins over docs/decisions.
+    (project.root / "docs" / "decisions").mkdir(parents=True)
     kept = project.root / "records"
     kept.mkdir()
     (kept / "7-use-postgres.md").write_text(MADR_ONE)
     project.write_config("adr:\n  dir: records\n")
-    second = finished_debate(project)
-    run = project.run("adr", second["id"])
+    finished_debate(project)
+    run = project.run("adr", "last")
     assert run.returncode == 0, run.stderr
     assert run.stdout == f"records/8-{SLUG}.md\n"
 
 
-def test_what_is_not_a_finished_debate_or_was_written_already_is_refused(project):
+def test_a_debate_is_written_down_once(project):
     first = finished_debate(project)
     assert project.run("adr", first["id"]).returncode == 0
     again = project.run("adr", first["id"])
@@ -187,6 +190,12 @@ def test_what_is_not_a_finished_debate_or_was_written_already_is_refused(project
         f"council: docs/decisions/0001-{SLUG}.md was already written from {first['id']}; "
         "an ADR is never written twice (recheck it with council adr --recheck)\n"
     )
+    assert sorted(p.name for p in (project.root / "docs" / "decisions").iterdir()) == [
+        f"0001-{SLUG}.md"
+    ]
+
+
+def test_a_review_is_no_debate_to_write_down(project):
     (project.root / "service.py").write_text("import os\nos.system(input())\n")
     review = project.run("review", "--files", "service.py", "--sim", "--format", "json")
     review_id = json.loads(review.stdout)["id"]
@@ -196,15 +205,20 @@ def test_what_is_not_a_finished_debate_or_was_written_already_is_refused(project
         f"council: {review_id} is a review, not a debate: an ADR is written from a debate's "
         "DECISION\n"
     )
-    panel = project.run("adr", first["id"], "--rounds", "3")
-    assert (panel.returncode, panel.stderr) == (
-        2, "council: --rounds is an option of --recheck (its new panel); drop it\n",
-    )  # fmt: skip
-    nothing = project.run("adr")
-    assert nothing.returncode == 2 and "council adr last" in nothing.stderr
-    assert sorted(p.name for p in (project.root / "docs" / "decisions").iterdir()) == [
-        f"0001-{SLUG}.md"
-    ]
+    assert not (project.root / "docs").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("last", "--rounds", "3"), "--rounds is an option of --recheck (its new panel); drop it"),
+        ((), "give the debate to write down (council adr last, or its id)"),
+        (("last", "--recheck", "x.md"), "--recheck takes the ADR file alone; drop last"),
+    ],
+)
+def test_a_command_line_that_asks_nothing_sensible_is_refused(project, args, said):
+    run = project.run("adr", *args)
+    assert run.returncode == 2 and run.stderr.startswith(f"council: {said}"), run.stderr
 
 
 def lead_ruling(recommendation: str) -> str:
@@ -223,34 +237,32 @@ def lead_ruling(recommendation: str) -> str:
 
 
 @pytest.mark.parametrize(
-    ("ruling", "verdict", "exit_code"),
+    ("ruling", "verdict", "exit_code", "recorded"),
     [
         ("CHANGED: keep the sessions in Postgres; the cache is no longer needed.", "changed",
-         CHANGED),
-        ("**Unchanged** - the decision holds as written.", "unchanged", 0),
-        ("REFINED: keep it, and add an expiry to every session.", "refined", 0),
-        ("Keep going as decided.", "unclear", 5),
+         CHANGED, MADR_TWO),
+        ("**Unchanged** - the decision holds as written.", "unchanged", 0, MADR_TWO),
+        ("REFINED: keep it, and add an expiry to every session.", "refined", 0, NYGARD_ONE),
+        ("Keep going as decided.", "unclear", 5, MADR_TWO),
     ],
 )  # fmt: skip
 def test_a_recheck_appends_its_section_and_exits_by_its_verdict(
-    project, ruling, verdict, exit_code
+    project, ruling, verdict, exit_code, recorded
 ):
-    first = finished_debate(project)
-    written = project.run("adr", "last")
-    adr = project.root / written.stdout.strip()
-    before = adr.read_text()
+    adr = project.root / "docs" / "decisions" / "0002-keep-sessions-in-memory.md"
+    adr.parent.mkdir(parents=True)
+    adr.write_text(recorded)
     lead = script(project, "lead", {"DECISION": lead_ruling(ruling)})
     run = project.run(
-        "adr", "--recheck", str(adr.relative_to(project.root)), "--sim", "--files", "app.py",
-        COUNCIL_SIM_REPLY_FILE=lead,
+        "adr", "--recheck", "docs/decisions/0002-keep-sessions-in-memory.md", "--sim",
+        "--files", "app.py", COUNCIL_SIM_REPLY_FILE=lead,
     )  # fmt: skip
     assert run.returncode == exit_code, run.stderr
     after = adr.read_text()
-    assert after.startswith(before.rstrip("\n") + "\n\n")
-    section = after[len(before.rstrip("\n")) + 2 :]
+    assert after.startswith(recorded.rstrip("\n") + "\n\n")
+    section = after[len(recorded.rstrip("\n")) + 2 :]
     assert run.stdout == section
-    new = sorted(p.name for p in (project.root / ".scratchpad").iterdir() if p.is_dir())
-    (new_id,) = set(new) - {first["id"]}
+    (new_id,) = [p.name for p in (project.root / ".scratchpad").iterdir() if p.is_dir()]
     shown = "unclear (the new DECISION named none of unchanged, refined, changed; read it)"
     assert section.splitlines()[:5] == [
         f"## Rechecked {date.today().isoformat()}",
@@ -260,24 +272,29 @@ def test_a_recheck_appends_its_section_and_exits_by_its_verdict(
         f"New ruling: {ruling}",
     ]
     assert f"New record: [`{new_id}`](../../.scratchpad/{new_id}/decision.md)" in section
-    question = json.loads((project.root / ".scratchpad" / new_id / "result.json").read_text())
-    assert question["question"].startswith(f"Recheck of an architecture decision ({adr.name}")
-    assert "Chosen option:" in question["question"]  # the recorded decision, put to the panel
-
-
-def test_a_second_recheck_puts_the_latest_verdict_to_the_panel(project):
-    finished_debate(project)
-    adr = project.root / project.run("adr", "last").stdout.strip()
-    rel = str(adr.relative_to(project.root))
-    lead = script(project, "lead", {"DECISION": lead_ruling("CHANGED: move to Postgres.")})
-    assert (
-        project.run("adr", "--recheck", rel, "--sim", COUNCIL_SIM_REPLY_FILE=lead).returncode == 8
+    result = json.loads((project.root / ".scratchpad" / new_id / "result.json").read_text())
+    question = result["question"]
+    assert question.startswith(
+        f"Recheck of an architecture decision ({adr.name}, recorded 2026-01-10)"
     )
-    again = project.run("adr", "--recheck", rel, "--sim", "--json", COUNCIL_SIM_REPLY_FILE=lead)
-    assert again.returncode == 8, again.stderr
-    said = json.loads(again.stdout)
-    assert (said["verdict"], said["exit_code"], said["path"]) == ("changed", 8, rel)
+    decided = "MADR 4.0.0" if recorded == MADR_TWO else "We will use Architecture Decision Records"
+    assert decided in question  # the recorded decision, put to the panel
+
+
+def test_a_recheck_puts_the_latest_recheck_to_the_panel(project):
+    adr = project.root / "0002-keep-sessions-in-memory.md"
+    adr.write_text(
+        MADR_TWO + "\n## Rechecked 2026-06-01\n\nVerdict: **changed**.\n\n"
+        "New ruling: CHANGED: move the sessions to Postgres.\n"
+    )
+    lead = script(project, "lead", {"DECISION": lead_ruling("Unchanged: Postgres it stays.")})
+    run = project.run(
+        "adr", "--recheck", adr.name, "--sim", "--json", COUNCIL_SIM_REPLY_FILE=lead
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    said = json.loads(run.stdout)
+    assert (said["verdict"], said["exit_code"], said["path"]) == ("unchanged", 0, adr.name)
     assert adr.read_text().count("## Rechecked ") == 2
-    latest = project.root / ".scratchpad" / said["record"]
-    asked = json.loads((latest / "result.json").read_text())["question"]
-    assert "Latest recheck:" in asked and "move to Postgres" in asked
+    result = project.root / ".scratchpad" / said["record"] / "result.json"
+    asked = json.loads(result.read_text())["question"]
+    assert "Latest recheck: Verdict: **changed**." in asked and "move the sessions" in asked
