@@ -29,7 +29,7 @@ LAYERS = {
         "doctor",
         "report",
     },
-    "protocols": {"debate", "review", "check", "protocols"},
+    "protocols": {"debate", "review", "check", "protocols", "adr"},
     "front ends": {"cli", "mcp", "__main__"},
 }
 ORDER = ["base", "services", "protocols", "front ends"]

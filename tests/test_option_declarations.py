@@ -151,6 +151,7 @@ def test_the_shared_flags_are_declared_once_and_each_protocol_adds_only_its_own(
     assert set(options_of(ReviewFlags)) - shared == {
         "reviewers",
         "fail_on",
+        "gate",
         "format",
         "output",
         "seed",

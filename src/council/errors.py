@@ -19,6 +19,7 @@ class ExitCode(IntEnum):
     CONFIG = 4
     DEGRADED = 5  # no quorum, or no DECISION could be synthesized
     REVIEW_GATE = 6  # `review` found a blocking finding
+    DECISION_CHANGED = 7  # `adr --recheck`: the new panel ruled that the decision changed
     CHECK_SPLIT = 8  # `check`: no position is held by more than half of the answers
     CHECK_INSUFFICIENT = 9  # `check`: fewer than two seats gave a position
     STILL_RUNNING = 75  # `wait` timed out while the run goes on (EX_TEMPFAIL)

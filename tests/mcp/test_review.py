@@ -14,7 +14,7 @@ from served import LIMIT_S, call, serving, text, until_ended
 from council.options import options_of
 from council.review.flags import ReviewFlags
 from project import QUESTION, Project
-from review.helpers import review_project
+from review.helpers import MAJORITY_RULES, review_project
 
 SLOW = {"COUNCIL_SIM_DELAY": "0.2"}  # seconds per simulated call: phases to report
 HUNG = {"COUNCIL_SIM_HANG": "1", "COUNCIL_SIM_PHASES": "REVIEW"}  # runs until cancelled
@@ -86,7 +86,7 @@ async def test_review_reports_progress_and_returns_the_findings_and_the_gate(pro
         "error": None,
         "reviewed": True,
         "counts": {"critical": 1, "high": 1, "medium": 1, "low": 1},
-        "gate": {"fail_on": None, "blocking": [], "passed": True},
+        "gate": {"fail_on": None, "rules": MAJORITY_RULES, "blocking": [], "passed": True},
         "note": None,
         "reviewers": REVIEWERS,
     }
@@ -116,9 +116,14 @@ async def test_a_blocking_finding_fails_the_gate_in_the_structured_content(proje
     structured = result.structured_content
     (shell,) = [f for f in structured["findings"] if f["title"].startswith("Shell command")]
     assert shell["blocking"] is True
-    assert structured["gate"] == {"fail_on": "high", "blocking": [shell["id"]], "passed": False}
+    assert structured["gate"] == {
+        "fail_on": "high",
+        "rules": MAJORITY_RULES,
+        "blocking": [shell["id"]],
+        "passed": False,
+    }
     assert structured["exit_code"] == 6
-    assert f"Gate: gate high: FAILED ({shell['id']})" in text(result)
+    assert f"Gate: gate high (majority): FAILED ({shell['id']})" in text(result)
     assert "· exit code 6" in text(result)
 
 

@@ -35,6 +35,10 @@ except:
 """
 
 
+# The gate's rules when neither --gate nor review.gate chose one.
+MAJORITY_RULES = dict.fromkeys(("low", "medium", "high", "critical"), "majority")
+
+
 def review_project(root: Path, service: str = SERVICE) -> Project:
     project = Project(root)
     (project.root / "service.py").write_text(service)

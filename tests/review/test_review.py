@@ -13,6 +13,7 @@ import pytest
 from council.review.sarif import FINGERPRINT
 from project import Project, gated_sim, late_ready_sim
 from review.helpers import (
+    MAJORITY_RULES,
     SERVICE,
     finding_titled,
     result_of,
@@ -186,7 +187,12 @@ def test_a_finding_one_reviewer_raises_survives_with_its_support_and_does_not_bl
     assert [d["reviewer"] for d in shell["disputed_by"]] == ["reviewer-sim-2", "reviewer-sim-3"]
     assert all(d["reason"] for d in shell["disputed_by"])
     assert (shell["support"], shell["reviewers"], shell["majority"]) == (1, 3, False)
-    assert result["gate"] == {"fail_on": "high", "blocking": [], "passed": True}
+    assert result["gate"] == {
+        "fail_on": "high",
+        "rules": MAJORITY_RULES,
+        "blocking": [],
+        "passed": True,
+    }
     markdown = (project.record() / "review.md").read_text()
     assert "support 1 of 3 (no majority)" in markdown
     assert "- Disputed by:\n  - reviewer-sim-2: [SIMULATED] Nothing at service.py:5" in markdown

@@ -13,6 +13,7 @@ import os
 import sys
 
 from council.cli import (  # noqa: F401 - each registers its commands
+    adr,
     check,
     completion,
     config,

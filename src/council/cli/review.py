@@ -1,6 +1,6 @@
 """`council review`: cross-vendor code review for scripts and CI (docs/spec/commands.md
 "council review"). Prints the findings as Markdown, JSON or SARIF; exits 6 when a finding at
-or above `--fail-on` has a majority's support."""
+or above `--fail-on` has the support `--gate` asks (by default a majority's)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def review(state: CliState, as_json: bool, detach: bool, **given: Any) -> ExitCo
 
     Exit codes: 0 no blocking finding, 2 bad input, 3 no usable CLI or no review could be
     read, 4 config error, 5 degraded (only one reviewer answered), 6 a finding at or above
-    --fail-on confirmed by a majority of the reviewers that answered, 130 interrupted.
+    --fail-on with the support --gate asks (default: a majority of the reviewers that
+    answered), 130 interrupted.
 
     Example: council review --diff main --with codex,gemini --fail-on high --format sarif
     --output council.sarif

@@ -17,11 +17,13 @@ from typing import Any
 from council.adapters.base import CliSettings
 from council.config.layers import KeyPath, Source
 from council.config.model import (
+    AdrSettings,
     Config,
     DebateSettings,
     Preset,
     QuorumSettings,
     RedactSettings,
+    ReviewSettings,
     Roles,
     builtin_presets,
 )
@@ -64,6 +66,8 @@ def build_config(
         },
         scratchpad=tree.get("scratchpad") or ".scratchpad",
         redact=_redact(redact, fail),
+        review=ReviewSettings(gate=dict(_mapping(_mapping(tree.get("review")).get("gate")))),
+        adr=AdrSettings(dir=_mapping(tree.get("adr")).get("dir")),
         origins=dict(origins),
     )
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from council.adapters.base import CliSettings
 from council.config.model import (
+    SEVERITY_KEYS,
     DebateSettings,
     Preset,
     QuorumSettings,
@@ -35,6 +36,8 @@ def default_tree(clis: Mapping[str, CliSettings], replaced_presets: Collection[s
         "clis": {name: cli_defaults(settings) for name, settings in clis.items()},
         "scratchpad": ".scratchpad",
         "redact": {key: list(value) for key, value in redact.items()},
+        "review": {"gate": dict.fromkeys(SEVERITY_KEYS, "majority")},
+        "adr": {"dir": None},
     }
 
 

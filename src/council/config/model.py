@@ -11,6 +11,8 @@ from council.config.layers import DEFAULT_SOURCE, KeyPath, Source, Sourced
 
 CONFIG_NAME = "council.yaml"
 WORD_KEYS = ("proposal", "blind", "challenge", "proxy", "respond", "rebuttal", "final_summary")
+# A review finding's severities, as `review.gate` keys them (review/findings.py's order).
+SEVERITY_KEYS = ("low", "medium", "high", "critical")
 EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
 
 
@@ -110,6 +112,19 @@ class QuorumSettings:
 
 
 @dataclass(frozen=True)
+class ReviewSettings:
+    # The gate rule by severity (majority | any | unanimous); a severity not named: majority.
+    gate: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AdrSettings:
+    # Where `council adr` writes decisions; None: an existing decisions directory, else
+    # docs/decisions.
+    dir: str | None = None
+
+
+@dataclass(frozen=True)
 class RedactSettings:
     extra_patterns: tuple[str, ...] = ()
     allow_files: tuple[str, ...] = ()
@@ -129,6 +144,8 @@ class Config:
     clis: Mapping[str, CliSettings] = field(default_factory=dict)
     scratchpad: str = ".scratchpad"
     redact: RedactSettings = field(default_factory=RedactSettings)
+    review: ReviewSettings = field(default_factory=ReviewSettings)
+    adr: AdrSettings = field(default_factory=AdrSettings)
     origins: Mapping[KeyPath, Source] = field(default_factory=dict)
 
     @property

@@ -21,7 +21,7 @@ class Review(Ended):
     markdown: str  # review.md's text; "" without findings
     findings: tuple[dict[str, Any], ...]
     counts: dict[str, int]
-    gate: dict[str, Any]  # fail_on, blocking, passed
+    gate: dict[str, Any]  # fail_on, rules, blocking, passed
     reviewers: tuple[dict[str, str], ...]
 
     def text(self) -> str:

@@ -32,6 +32,7 @@ class RunOutcome(BaseModel):
 
 class Gate(BaseModel):
     fail_on: str | None  # the severity that blocks; None: no gate
+    rules: dict[str, str] = {}  # the gate rule by severity: majority | any | unanimous
     blocking: list[str]  # the ids of the findings that block
     passed: bool
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from council.options import option
 from council.panel.flags import RunFlags
 from council.review.findings import SEVERITIES
+from council.review.merge import GATES
 
 FORMATS = ("md", "json", "sarif", "github", "gitlab")
 
@@ -25,8 +26,15 @@ class ReviewFlags(RunFlags):
     )
     fail_on: str | None = option(
         "--fail-on",
-        "Exit 6 when a finding at or above this severity has a majority's support",
+        "Exit 6 when a finding at or above this severity has the support --gate asks (by "
+        "default a majority's)",
         choices=SEVERITIES,
+    )
+    gate: str | None = option(
+        "--gate",
+        "Which findings block: majority (default), any (one reviewer is enough unless another "
+        "disputed it) or unanimous; for every severity, over council.yaml's review.gate",
+        choices=GATES,
     )
     format: str = option(
         "--format",

@@ -42,7 +42,7 @@ from council.review.findings import (
     parse_findings,
     parse_verdicts,
 )
-from council.review.merge import finding_key, merge
+from council.review.merge import finding_key, merge, rules_text
 from council.review.plan import ReviewPlan
 from council.review.scope import place
 from council.review.state import ReviewState
@@ -319,7 +319,7 @@ class ReviewLead:
         merged = merge(reviews, verdicts, answered, order)
         reviewed = {e.path: e.lines_total for e in self.context.files}
         findings = []
-        for found in (m.to_json(self.plan.fail_on) for m in merged):
+        for found in (m.to_json(self.plan.fail_on, self.plan.gate) for m in merged):
             placed, warning = place(found, reviewed, self.context.root)
             findings.append(placed)
             if warning:
@@ -344,7 +344,8 @@ class ReviewLead:
             )
         raised = sum(len(found) for found in reviews.values())
         gate_text = (
-            f"; {len(self.state.blocking)} blocking at --fail-on {self.plan.fail_on}"
+            f"; {len(self.state.blocking)} blocking at --fail-on {self.plan.fail_on} "
+            f"({rules_text(self.plan.gate)})"
             if self.plan.fail_on
             else ""
         )

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from council.panel.contribution import participant
+from council.review.merge import rules_text
 
 SEVERITY_ORDER = ("critical", "high", "medium", "low")
 
@@ -67,11 +68,13 @@ def _finding(finding: Mapping[str, Any]) -> list[str]:
 
 
 def gate_text(gate: Mapping[str, Any]) -> str:
+    """`gate high (any): FAILED (F1, F2)`; an old record's gate has no rules: majority."""
     if gate["fail_on"] is None:
         return "no gate"
+    name = f"gate {gate['fail_on']} ({rules_text(gate.get('rules') or {})})"
     if gate["blocking"]:
-        return f"gate {gate['fail_on']}: FAILED ({', '.join(gate['blocking'])})"
-    return f"gate {gate['fail_on']}: passed"
+        return f"{name}: FAILED ({', '.join(gate['blocking'])})"
+    return f"{name}: passed"
 
 
 def finding_body(finding: Mapping[str, Any]) -> list[str]:

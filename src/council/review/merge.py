@@ -17,8 +17,13 @@ any finding of its group; a reviewer who raised none of it, confirmed none and d
 a dispute, with its reasons. A finding raised by one reviewer is never dropped: it stays with
 its support ("1 of 3").
 
-The gate: a finding blocks when its severity is at or above `--fail-on` and its support is a
-strict majority of the reviewers that answered (whose blind review could be read).
+The gate: a finding blocks when its severity is at or above `--fail-on` and its support meets
+the gate rule for its severity (`--gate`, or `review.gate` by severity in council.yaml):
+`majority` (the default): a strict majority of the reviewers that answered (whose blind review
+could be read); `unanimous`: every one of them; `any`: one reviewer is enough ("a bug seen by one
+model is still a bug"), except that a finding only one reviewer raised or confirmed does not
+block when another reviewer disputed it in the cross-check: with two supporters or more it
+blocks whatever the disputes.
 """
 
 from __future__ import annotations
@@ -27,11 +32,15 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from council.review.findings import SEVERITIES, Finding, Verdict
 
 NEARBY_LINES = 3
+GATES = ("majority", "any", "unanimous")
+DEFAULT_GATE = "majority"
+MAJORITY: Mapping[str, str] = MappingProxyType({})  # no rule given: majority throughout
 SIMILAR_TITLES = 0.5
 # Words that say nothing about which issue a title names.
 _STOP_WORDS = frozenset(
@@ -86,10 +95,23 @@ class Merged:
     def majority(self) -> bool:
         return self.reviewers > 0 and 2 * self.support > self.reviewers
 
-    def blocks(self, fail_on: str | None) -> bool:
+    def passes(self, rule: str) -> bool:
+        """Whether its support meets a gate rule (the module's docstring)."""
+        if rule == "unanimous":
+            return self.reviewers > 0 and self.support >= self.reviewers
+        if rule == "any":
+            return self.support >= 2 or (self.support == 1 and not self.disputed_by)
+        return self.majority
+
+    def rule(self, rules: Mapping[str, str]) -> str:
+        """The gate rule its severity is held to."""
+        return rules.get(self.severity, DEFAULT_GATE)
+
+    def blocks(self, fail_on: str | None, rules: Mapping[str, str] = MAJORITY) -> bool:
         if fail_on is None:
             return False
-        return self.majority and SEVERITIES.index(self.severity) >= SEVERITIES.index(fail_on)
+        above = SEVERITIES.index(self.severity) >= SEVERITIES.index(fail_on)
+        return above and self.passes(self.rule(rules))
 
     def fingerprint(self) -> str:
         """Stable across pushes that move the code: the file, the kind and the title's words,
@@ -98,7 +120,7 @@ class Merged:
         text = f"{normal_path(self.first.file)}\0{self.first.kind}\0{words}"
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def to_json(self, fail_on: str | None) -> dict[str, Any]:
+    def to_json(self, fail_on: str | None, rules: Mapping[str, str] = MAJORITY) -> dict[str, Any]:
         first = self.first
         confidences = [f.confidence for _, _, f in self.members if f.confidence is not None]
         return {
@@ -118,7 +140,8 @@ class Merged:
             "support": self.support,
             "reviewers": self.reviewers,
             "majority": self.majority,
-            "blocking": self.blocks(fail_on),
+            "gate": self.rule(rules),
+            "blocking": self.blocks(fail_on, rules),
             "fingerprint": self.fingerprint(),
             "raised": [
                 {"reviewer": seat, "number": number, "title": f.title, "severity": f.severity}
@@ -230,6 +253,23 @@ def _rank(group: Merged) -> tuple[int, int, str, int, str]:
     )
 
 
-def gate(findings: Sequence[Merged], fail_on: str | None) -> list[str]:
+def gate(
+    findings: Sequence[Merged], fail_on: str | None, rules: Mapping[str, str] = MAJORITY
+) -> list[str]:
     """The ids of the findings that block (empty: the gate passes)."""
-    return [f.id for f in findings if f.blocks(fail_on)]
+    return [f.id for f in findings if f.blocks(fail_on, rules)]
+
+
+def gate_rules(rule: str | None, by_severity: Mapping[str, str]) -> dict[str, str]:
+    """The rule for every severity: `--gate` for all of them when given, else council.yaml's
+    `review.gate` by severity, else `majority`."""
+    return {severity: rule or by_severity.get(severity, DEFAULT_GATE) for severity in SEVERITIES}
+
+
+def rules_text(rules: Mapping[str, str]) -> str:
+    """The rules in words: `majority` when one rule holds for every severity, else each
+    severity's, most severe first (`critical any, high majority, ...`)."""
+    chosen = [rules.get(severity, DEFAULT_GATE) for severity in reversed(SEVERITIES)]
+    if len(set(chosen)) == 1:
+        return chosen[0]
+    return ", ".join(f"{s} {r}" for s, r in zip(reversed(SEVERITIES), chosen, strict=True))

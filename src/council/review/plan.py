@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from council.panel.seating import pick_advocate, pick_other_vendor
 from council.panel.setup import RunSetup, shared_setup
 from council.review.findings import SEVERITIES
 from council.review.flags import FORMATS, ReviewFlags
+from council.review.merge import GATES, gate_rules
 
 # `--output` names its own form by its suffix (as a debate's `--output x.json` does).
 OUTPUT_SUFFIXES = {".sarif": "sarif", ".json": "json", ".md": "md"}
@@ -45,6 +46,9 @@ class ReviewPlan(RunSetup):
     subject: str  # what is reviewed, in words: `git diff main + app.py`
     reviewers: tuple[SeatPlan, ...]
     fail_on: str | None = None  # low | medium | high | critical; None: never blocks
+    # The gate rule by severity (majority | any | unanimous); a plan stored before the rule
+    # could be chosen has none: majority throughout.
+    gate: Mapping[str, str] = field(default_factory=dict)
     format: str = "md"
     output: str | None = None  # an absolute path the result is also written to
     output_format: str = "md"  # by the output's suffix, else `format`
@@ -80,6 +84,8 @@ def resolve_review_plan(
         raise UsageError("nothing to review: give --diff REF (e.g. --diff main) or --files F ...")
     if flags.fail_on is not None and flags.fail_on not in SEVERITIES:
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}")
+    if flags.gate is not None and flags.gate not in GATES:
+        raise UsageError(f"--gate must be one of {', '.join(GATES)}")
     if flags.format not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}")
     models = cli_pairs(flags.models, ":", "--model")
@@ -114,6 +120,7 @@ def resolve_review_plan(
         subject=_subject(flags),
         reviewers=tuple(reviewers),
         fail_on=flags.fail_on,
+        gate=gate_rules(flags.gate, config.review.gate),
         format=flags.format,
         output=output,
         output_format=output_format,

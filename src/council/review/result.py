@@ -14,6 +14,7 @@ from council.panel.contribution import run_usage, served_by, total_usage
 from council.review.annotations import render_github, render_gitlab
 from council.review.findings import SEVERITIES
 from council.review.markdown import render_markdown
+from council.review.merge import gate_rules
 from council.review.sarif import render_sarif
 from council.review.state import ReviewState
 
@@ -106,6 +107,7 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
         "files": list(plan.get("files") or []),
         "gate": {
             "fail_on": plan.get("fail_on"),
+            "rules": gate_rules(None, plan.get("gate") or {}),
             "blocking": list(state.blocking),
             "passed": not state.blocking,
         },

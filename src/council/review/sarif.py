@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from council import __version__
 from council.review.findings import KINDS
+from council.review.merge import gate_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
@@ -68,6 +69,7 @@ def render_sarif(result: Mapping[str, Any]) -> dict[str, Any]:
             "status": result["status"],
             "simulated": result["simulated"],
             "failOn": result["gate"]["fail_on"],
+            "gate": dict(result["gate"].get("rules") or gate_rules(None, {})),
             "blocking": list(result["gate"]["blocking"]),
             "reviewers": [r["name"] for r in result["reviewers"]],
             "answered": result["answered"],

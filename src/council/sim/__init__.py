@@ -168,9 +168,15 @@ Boolean variables are on unless empty, ``0``, ``false``, ``no`` or ``off``.
     mapped to its ``--model``, else the bare name, else its ``--model``. Neither given: it
     names none.
 
+``COUNCIL_SIM_REPLY_FILE=<path>``
+    A JSON object of phase names and reply texts (``{"DECISION": "{...}"}``): a call whose
+    phase it names (and the phase filter matches) replies with that text instead of the
+    generated one, so a test scripts exactly what a seat says.
+
 Order of evaluation: COUNT_FILE, IGNORE_SIGTERM, then (when the phase filter matches) AUTH,
-EXIT, RATE_LIMIT, HANG, DELAY, EMPTY, GRANDCHILD, then the reply with WORDS, GARBAGE and HUGE
-applied in that order. The sim never writes to its working directory, which may be read-only.
+EXIT, RATE_LIMIT, HANG, DELAY, EMPTY, GRANDCHILD, then the reply (REPLY_FILE's, else the
+generated one) with WORDS, GARBAGE and HUGE applied in that order. The sim never writes to
+its working directory, which may be read-only.
 """
 
 # The line that names the model a call was served by (see COUNCIL_SIM_SERVED above).

@@ -167,7 +167,10 @@ def run(args: list[str]) -> int:
     # Made before the delay, so that a delayed reply leaves at its time with no work left.
     words = faults.words if active else None
     obey = faults.obey if active else frozenset()
-    reply = build_reply(raw, text, phase, options["model"], limited=words is None, obey=obey)
+    if active and phase in faults.scripted:
+        reply = faults.scripted[phase]
+    else:
+        reply = build_reply(raw, text, phase, options["model"], limited=words is None, obey=obey)
     if words is not None:
         reply = F.exact_words(reply, words)
     data = (reply + "\n").encode("utf-8") if reply else b""

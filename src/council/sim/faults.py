@@ -33,6 +33,7 @@ ENV_VARS: tuple[tuple[str, str], ...] = (
     ("COUNCIL_SIM_HUGE", "=<bytes>: append that many bytes of filler"),
     ("COUNCIL_SIM_SERVED", "model reported as served: <name>, or <asked>=<served>,..."),
     ("COUNCIL_SIM_OBEY", "roles or models that obey instructions found in fenced material"),
+    ("COUNCIL_SIM_REPLY_FILE", "JSON object: phase -> the reply to give in that phase"),
 )
 
 DEFAULT_EXIT_STDERR = "council-sim: simulated failure"
@@ -79,6 +80,22 @@ def _float(env: Mapping[str, str], name: str) -> float | None:
     return number
 
 
+def _script(path: str) -> dict[str, str]:
+    """COUNCIL_SIM_REPLY_FILE's replies by phase (none when it is not set)."""
+    if not path:
+        return {}
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as source:
+            script = json.load(source)
+    except (OSError, ValueError) as exc:
+        raise FaultConfigError(f"COUNCIL_SIM_REPLY_FILE cannot be read: {exc}") from None
+    if not isinstance(script, dict) or not all(isinstance(v, str) for v in script.values()):
+        raise FaultConfigError("COUNCIL_SIM_REPLY_FILE must hold a JSON object of strings")
+    return {_normal_phase(phase): reply for phase, reply in script.items()}
+
+
 def _normal_phase(name: str) -> str:
     return "_".join(name.strip().upper().replace("-", " ").split())
 
@@ -104,6 +121,7 @@ class Faults:
         self.garbage = _flag(env, "COUNCIL_SIM_GARBAGE")
         self.words = _int(env, "COUNCIL_SIM_WORDS")
         self.huge = _int(env, "COUNCIL_SIM_HUGE")
+        self.scripted = _script(env.get("COUNCIL_SIM_REPLY_FILE", "").strip())
         obey = env.get("COUNCIL_SIM_OBEY", "")
         self.obey = frozenset(n.strip().lower() for n in obey.split(",") if n.strip())
         unknown = self.phases - set(P.PHASES) - {P.UNKNOWN}
