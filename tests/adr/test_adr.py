@@ -15,7 +15,7 @@ import pytest
 from project import QUESTION, Project
 
 SLUG = "should-this-service-cache-sessions-in-redis-or-postgres"
-CHANGED = 8
+CHANGED = 7
 
 MADR_ONE = """\
 ---
