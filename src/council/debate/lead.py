@@ -39,11 +39,13 @@ from council.debate.state import Contribution, DebateState
 from council.debate.synthesis import DECISION_WORDS, Synthesis
 from council.debate.votes import distinct_voices, group_of, tally_votes, vote_fields
 from council.errors import NoUsableCliError
+from council.panel.asked import LATE
 from council.panel.budget import BudgetSpent
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.dispatch import Dispatch
 from council.panel.journal import Journal
+from council.panel.seat import SeatPlan
 from council.progress import Progress
 from council.prompts import render
 from council.runs.record import Record
@@ -90,7 +92,7 @@ class Lead:
         rooms: RoomDir,
         guard: ProjectGuard | None = None,
     ) -> None:
-        tuning = tuning or Tuning()
+        tuning = self.tuning = tuning or Tuning()
         self.context = context
         self.redactor = redactor or Redactor(plan.extra_patterns)
         self.state = state
@@ -167,9 +169,9 @@ class Lead:
 
     async def proposal(self, round_no: int) -> None:
         """PROPOSAL, with the BLIND TAKE beside it: each challenger answers the question on
-        its own while the advocate proposes. The PROPOSAL is on the critical path anyway, so
-        the blind takes cost no wall time unless one is slower than the proposal; a blind
-        take that straggles past its soft timeout is left behind (progressive wait)."""
+        its own while the advocate proposes. A blind take is of use only before the PROPOSAL
+        is in, so it never holds the debate: a challenger not READY by then is not asked, and
+        one still answering then is cancelled after a short grace (`skipped`, `late`)."""
         await self.journal.enter("PROPOSAL", round_no)
         files = files_block(self.context, self.fences)
         asked = await self.dispatch.ask(
@@ -181,14 +183,16 @@ class Lead:
             files=files,
         )
         blind = []
-        if self.plan.blind:
-            for seat in self.roster.seated(self.plan.challengers):
-                extra = {"files": files} if seat.role == "critic" else {}
-                blind.append(
-                    await self.dispatch.ask(
-                        seat, "BLIND_TAKE", round_no, "blind_take", self._words("blind"), **extra
-                    )
+        for seat in self.roster.seated(self.plan.challengers) if self.plan.blind else []:
+            if isinstance(asked, Contribution):  # resumed with the PROPOSAL in: too late
+                await self._too_late_for_blind(seat, round_no)
+                continue
+            extra = {"files": files} if seat.role == "critic" else {}
+            blind.append(
+                await self.dispatch.ask(
+                    seat, "BLIND_TAKE", round_no, "blind_take", self._words("blind"), **extra
                 )
+            )
         (proposal,) = await self.dispatch.gather([asked], progressive=False)
         if not proposal.answered:
             self.state.status = "failed"
@@ -197,7 +201,17 @@ class Lead:
                 f"the advocate ({self.plan.advocate.cli}) could not write the proposal: "
                 f"{proposal.detail}; fix that, then `council resume {self.state.id}`"
             )
-        await self.dispatch.gather(blind, progressive=True)
+        await self.dispatch.cut_short(
+            blind, why="the PROPOSAL was in", grace_s=self.tuning.blind_grace_s
+        )
+
+    async def _too_late_for_blind(self, seat: SeatPlan, round_no: int) -> None:
+        """A resumed run whose PROPOSAL is in asks no blind take: what the record holds of
+        one stays; a seat with none sits it out (`late`)."""
+        stem = f"{seat.name}-r{round_no}"
+        if self.state.contribution(stem) is None:
+            detail = "not asked: the PROPOSAL was in when the run resumed"
+            await self.dispatch.sit_out(seat, "BLIND_TAKE", round_no, stem, LATE, detail)
 
     def blind_take(self, seat: str) -> str:
         """A challenger's own first answer, for its CHALLENGE prompt ("" when it gave none)."""

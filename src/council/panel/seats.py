@@ -8,7 +8,9 @@ seat spawns its CLI per call. A reader loop drains its inbox
 (broadcasts only inform; they are never acted on) and queues ACTION DMs for a worker loop that
 makes one CLI call per DM and broadcasts one answer (or failure notice) per call. SHUTDOWN
 cancels a call in flight, which kills its process tree, closes the warm worker, then the seat
-acknowledges.
+acknowledges. A `CANCEL:` DM ends the call it names: a session on the warm worker is
+cancelled (its tree killed if it does not stop within the grace), a spawned CLI's tree is
+killed, and an order still queued is dropped; such a call broadcasts nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from council.adapters.base import Adapter, Tool
 from council.adapters.warm import warm_mode
 from council.context.guard import ProjectGuard
-from council.panel.bus import EVERYONE, Bus, Kind, Message
+from council.panel.bus import EVERYONE, Bus, Kind, Message, cancelled_stem
 from council.panel.calls import CallSite, Tuning, billing_of, call_cli
 from council.panel.messages import LEAD, Ask, ReadyReport
 from council.panel.seat import SeatPlan
@@ -77,6 +79,8 @@ class SeatWorker:
         self.worker_report: dict[str, Any] | None = None  # what READY says of the worker
         self._stack: AsyncExitStack | None = None
         self._reported = False
+        self._calling: tuple[str, anyio.CancelScope] | None = None  # the call running now
+        self._cut: set[str] = set()  # stems of calls the lead has ended
 
     @property
     def name(self) -> str:
@@ -217,7 +221,9 @@ class SeatWorker:
                 async for message in inbox:
                     if message.kind is Kind.SHUTDOWN:
                         break
-                    if message.action is not None:
+                    if (stem := cancelled_stem(message)) is not None:
+                        self._cancel(stem)
+                    elif message.action is not None:
                         await actions_in.send(message)
             tg.cancel_scope.cancel()
 
@@ -226,10 +232,28 @@ class SeatWorker:
             async for order in actions:
                 await self._act(order)
 
+    def _cancel(self, stem: str) -> None:
+        """End the call `stem`: cut its warm session short, or cancel it (a spawned CLI's tree
+        is killed); one still queued never starts."""
+        self._cut.add(stem)
+        if self._calling is None or self._calling[0] != stem:
+            return
+        if self.warm is None or not self.warm.cut():
+            self._calling[1].cancel()
+
     async def _act(self, order: Message) -> None:
         ask: Ask = order.payload
         assert self.site is not None
-        reply = await call_cli(self.site, ask, self.tuning)
+        if ask.stem in self._cut:
+            return  # ended before it started
+        with anyio.CancelScope() as scope:
+            self._calling = (ask.stem, scope)
+            try:
+                reply = await call_cli(self.site, ask, self.tuning)
+            finally:
+                self._calling = None
+        if scope.cancelled_caught or ask.stem in self._cut:
+            return  # the lead no longer waits for it
         await self.bus.send(
             Message(
                 Kind.BROADCAST,
