@@ -74,7 +74,7 @@ async def run_debate(lead: Lead) -> None:
         except BudgetSpent as spent:  # --max-cost: no new phase; the DECISION from what exists
             await lead.stop_for_budget(spent)
         await lead.dispatch.wait_for_stragglers()
-    await lead.decide(round_no)  # DECISION
+        await lead.decide(round_no)  # DECISION, the seats shutting down meanwhile
 
 
 class Lead:
@@ -241,6 +241,7 @@ class Lead:
                     **extra,
                 )
             )
+        self.roster.warm_lead_soon()  # the CHALLENGE is out: the lead's worker starts now
         challenges = await self.dispatch.gather(asks, progressive=True)
         await self.respond(round_no, challenges)
 
@@ -310,6 +311,7 @@ class Lead:
         """DECISION: quorum, the seats' own votes, loops, the decision prompt (anonymous, as
         every prompt), and the lead's synthesis of it."""
         await self.journal.enter("DECISION", round_no)
+        await self.roster.stop_seats()  # their workers close while the lead decides
         contributions = self.state.contributions()
         labels = self.labels
         challenges = [c for c in contributions if c.phase == "CHALLENGE" and c.answered]

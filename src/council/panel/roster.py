@@ -84,6 +84,7 @@ class Roster:
         self.max_warm_seats = setup.max_warm_seats
         self._warm_seats: set[str] = set()
         self._warned_broken: set[str] = set()  # CLIs already warned of as known broken
+        self._stopped: set[str] = set()  # seats sent their SHUTDOWN
 
     @property
     def seats(self) -> tuple[SeatPlan, ...]:
@@ -319,16 +320,26 @@ class Roster:
         await self.journal.warn(f"{seat.name} ({seat.cli}) dropped: {problem}")
         await self.dropped(seat)
 
+    async def stop_seats(self) -> None:
+        """SHUTDOWN every seat now, before the task group ends (the seats' workers close
+        while the lead goes on, e.g. with its DECISION); their acknowledgements are waited
+        for on the way out."""
+        self._due.clear()  # no READY is waited for any more: no restart, no drop
+        for name in self.ready:
+            if name not in self._stopped:
+                self._stopped.add(name)
+                await self.bus.send(Message(Kind.SHUTDOWN, LEAD, name, f"SHUTDOWN:{name}"))
+
     async def _shutdown(self, absorb: Callable[[Message], Any], *, asked: bool) -> None:
         """SHUTDOWN each seat and wait for its acknowledgement (`asked`), or, when the seats
         are being cancelled already, only save the state."""
-        self._due.clear()  # no READY is waited for any more: no restart, no drop
         live = list(self.ready) if asked else []
         if not asked:
+            self._due.clear()
             why = "interrupted" if self._stopped_by is None else f"stopped ({self._stopped_by})"
             await self.journal.note(f"{why}: seats stopped, their CLIs' trees killed")
-        for name in live:
-            await self.bus.send(Message(Kind.SHUTDOWN, LEAD, name, f"SHUTDOWN:{name}"))
+        else:
+            await self.stop_seats()
         acked: set[str] = set()
         with anyio.move_on_after(self.tuning.grace_s + 5):
             while len(acked) < len(live):

@@ -15,10 +15,8 @@ killed, and an order still queued is dropped; such a call broadcasts nothing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +24,14 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter, Tool
-from council.adapters.warm import warm_mode
 from council.context.guard import ProjectGuard
 from council.panel.bus import EVERYONE, Bus, Kind, Message, cancelled_stem
 from council.panel.calls import CallSite, Tuning, billing_of, call_cli
 from council.panel.messages import LEAD, Ask, ReadyReport
 from council.panel.seat import SeatPlan
+from council.panel.warmstart import start_warm
 from council.runner.resolve import Resolution, ToolCache
-from council.runner.warm import WarmStartError, WarmWorker, warm_worker
+from council.runner.warm import WarmWorker
 
 
 def soft_timeout_of(seat: SeatPlan, adapter: Adapter) -> float:
@@ -155,62 +153,20 @@ class SeatWorker:
         """Start the seat's warm worker; the tool it runs, or None when the seat spawns its
         CLI per call (no persistent mode, none here, or the worker did not start: the
         report says why)."""
-        adapter, plan = warm_mode(self.adapter), self.plan
-        if adapter is None:
-            return None  # no persistent mode: every call spawns the CLI
-        environ = self.tuning.environ if self.tuning.environ is not None else os.environ
-        home = Path(environ.get("HOME") or Path.home())
-        command = adapter.locate()
-        if command is None or self.tmp_dir is None or self._stack is None:
-            return None  # the probe says what is missing
-        tool = Tool(adapter.display_name, tuple(command))
-        if adapter.warm_needs_probe:
-            # The launch depends on what the probe finds (kimi: which of its two programs).
-            resolved = await self.tools.resolve(adapter)
-            if resolved.tool is None:
-                return None
-            tool = resolved.tool
-        if (refusal := adapter.warm_refusal(tool, environ, home)) is not None:
-            self.worker_report = {"mode": "spawn", "problem": refusal}
+        if self._stack is None:
             return None
-        model = plan.model or adapter.settings.model
-        effort = plan.effort or adapter.settings.effort
-        launch = adapter.warm_launch(tool, model=model, effort=effort)
-        if launch is None:
-            return None
-        worker = await self._stack.enter_async_context(
-            warm_worker(
-                adapter,
-                tool,
-                launch,
-                seat=self.name,
-                room=self.room,
-                tmp_dir=self.tmp_dir,
-                record_dir=self.record_dir,
-                environ=self.tuning.environ,
-                grace_s=self.tuning.grace_s,
-            )
+        started = await start_warm(
+            self._stack,
+            self.plan,
+            self.adapter,
+            tools=self.tools,
+            tuning=self.tuning,
+            room=self.room,
+            tmp_dir=self.tmp_dir,
+            record_dir=self.record_dir,
         )
-        self.warm = worker
-        probe: list[Resolution] = []
-        async with anyio.create_task_group() as tg:
-            if not launch.reports_version and tool.version is None:
-
-                async def version() -> None:
-                    probe.append(await self.tools.resolve(adapter))
-
-                tg.start_soon(version)  # beside the start: its handshake says no version
-            started = await _started(worker)
-        if not started:
-            self.worker_report = worker.stats.report()
-            return None
-        self.worker_report = worker.stats.report()
-        found = probe[0].tool if probe and probe[0].tool is not None else None
-        return replace(
-            tool,
-            version=worker.version or (found.version if found else None) or tool.version,
-            variant=tool.variant or (found.variant if found else None),
-        )
+        self.warm, self.worker_report = started.worker, started.report
+        return started.tool
 
     async def _serve(self, inbox: MemoryObjectReceiveStream[Message]) -> None:
         """Queue every ACTION DM for the worker loop until SHUTDOWN; broadcasts only inform."""
@@ -266,11 +222,3 @@ class SeatWorker:
                 payload=reply,
             )
         )
-
-
-async def _started(worker: WarmWorker) -> bool:
-    try:
-        await worker.start()
-    except WarmStartError:
-        return False  # its stats say why
-    return True
