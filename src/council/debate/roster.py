@@ -57,6 +57,7 @@ class DebateRoster(Roster):
             rooms,
             guard,
             first_template="proposal",
+            first=plan.advocate.name,
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None

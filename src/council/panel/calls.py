@@ -22,6 +22,7 @@ from council.safetext import clean
 from council.words import truncate
 
 BLIND_GRACE_S = 0.1
+HEAD_START_S = 2.0
 # Test-only (counts under COUNCIL_TEST_SUITE alone): another grace for a blind take, so that
 # tests whose subject is not the blind take are not at the mercy of a busy machine's timing.
 BLIND_GRACE_ENV = "COUNCIL_TEST_BLIND_GRACE_S"
@@ -44,6 +45,9 @@ class Tuning:
     # How long a blind take still running when the PROPOSAL is in may take to finish before
     # it is cancelled (docs/spec/protocol.md section 3, row 3b).
     blind_grace_s: float = field(default_factory=lambda: blind_grace_s())
+    # The most the other seats (and the lead's probe) wait for the first seat's READY before
+    # they start (docs/spec/protocol.md section 3, "READY handshake"); 0: all start at once.
+    head_start_s: float = HEAD_START_S
 
 
 @dataclass(frozen=True)
