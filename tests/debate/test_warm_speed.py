@@ -1,7 +1,7 @@
 """Real CLIs at the model's pace, on the strict fake CLIs (docs/spec/protocol.md section 3):
 a warm seat's blind take still running when the PROPOSAL is in is cancelled (its session,
-not its worker), and the lead's own calls run on a warm worker of its CLI; nothing is left
-running, also on Ctrl-C during the DECISION."""
+not its worker), and not asked again on resume; the lead's own calls run on a warm worker
+of its CLI; nothing is left running, also on Ctrl-C during the DECISION."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from project import QUESTION, Project, validate, wait_for
 
 from fakes.install import install_fakes
 
-# A simulator seat whose PROPOSAL answer waits until the file GATE_FILE exists, so a test can
-# let the PROPOSAL in at the moment it chooses.
+# A simulator seat whose answer to GATE_PHASE waits until the file GATE_FILE exists, so a test
+# can let that answer in at the moment it chooses.
 FILE_GATED_SIM = """\
 import os, subprocess, sys, time
 
 argv = sys.argv[1:]
 prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
-if b"ACTION: PROPOSAL\\n" in prompt:
+if f"ACTION: {os.environ['GATE_PHASE']}\\n".encode() in prompt:
     while not os.path.exists(os.environ["GATE_FILE"]):
         time.sleep(0.02)
 sim = [sys.executable, "-m", "council.sim", *argv]
@@ -58,7 +58,7 @@ def test_a_warm_blind_take_still_running_when_the_proposal_is_in_has_its_session
     script.write_text(FILE_GATED_SIM)
     project.write_config(
         f"clis:\n  sim-gated:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
-        f"    env:\n      GATE_FILE: {gate}\n"
+        f"    env:\n      GATE_FILE: {gate}\n      GATE_PHASE: PROPOSAL\n"
     )
     fakes.set("gemini", "hang")  # the critic's blind take never ends by itself
     council = project.start(
@@ -205,3 +205,46 @@ def test_ctrl_c_during_a_warm_decision_stops_every_worker(project: Project, tmp_
     assert fakes.leftovers() == []
     state = json.loads((project.record() / "state.json").read_text())
     assert state["status"] == "interrupted"
+
+
+def test_a_resumed_run_does_not_ask_again_for_a_blind_take_skipped_late(
+    project: Project, tmp_path: Path
+):
+    # The critic's blind take takes 30 s: it is cut short once the PROPOSAL is in. The run is
+    # interrupted while the advocate's RESPOND waits for a file, then resumed.
+    gate = tmp_path / "respond-may-answer"
+    script = tmp_path / "gated_advocate.py"
+    script.write_text(FILE_GATED_SIM)
+    project.write_config(
+        f"clis:\n  sim-gated:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
+        f"    env:\n      GATE_FILE: {gate}\n      GATE_PHASE: RESPOND\n"
+        "  sim-slowblind:\n    adapter: sim\n    env:\n"
+        "      COUNCIL_SIM_DELAY: '30'\n      COUNCIL_SIM_PHASES: BLIND_TAKE\n"
+    )
+    flags = ("--advocate", "sim-gated", "--critic", "sim-slowblind", "--lead", "sim")
+    grace = {"COUNCIL_TEST_BLIND_GRACE_S": "0.1"}  # the real grace (tests/conftest.py)
+    council = project.start("debate", QUESTION, *flags, **grace)
+    try:
+        wait_for(
+            lambda: bool(project.records())
+            and any(m["action"] == "RESPOND" for m in project.transcript())
+        )
+        council.send_signal(signal.SIGINT)
+    finally:
+        _, stderr = council.communicate(timeout=30)
+    assert council.returncode == 130, stderr
+    state = json.loads((project.record() / "state.json").read_text())
+    assert state["calls"]["critic-r1"]["status"] == "skipped"
+    assert state["calls"]["critic-r1"]["reason"] == "late"
+    before = len(project.transcript())
+    gate.touch()
+    run = project.run("resume", project.record().name, "--json", **grace)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    blind = contribution(result, "critic", "BLIND_TAKE")
+    assert (blind["status"], blind["reason"]) == ("skipped", "late")
+    resumed = project.transcript()[before:]
+    assert not [m for m in resumed if m["action"] == "BLIND_TAKE" or m["phase"] == "BLIND_TAKE"]
+    assert project.sim_calls()["BLIND_TAKE"] == 1  # the one cut short, never again
+    assert result["status"] == "completed"
