@@ -18,8 +18,11 @@ Choices where the spec is silent (also in the README):
   reply can still count and a hung one is recorded as `timeout`, not lost.
 - A seat has at most one ACTION in flight: `dispatch.ask` returns a straggler `Busy`, and
   `dispatch.gather` asks it once it is free if the phase still collects (its prompt gets its
-  own late answer as `own_late`), else records it `skipped` (`busy`). A phase with nobody
-  else to ask waits for the first busy seat rather than closing empty.
+  own late answer as `own_late`), else records it `skipped` (`busy`).
+- A blind take is asked only while the PROPOSAL is not in; one still running then is cut
+  short after `Tuning.blind_grace_s` (`skipped`, `late`), and a resumed run asks none.
+- The lead's calls run on a warm worker of its CLI started once the first CHALLENGE is out;
+  the seats shut down as the DECISION begins.
 """
 
 from __future__ import annotations
@@ -39,13 +42,11 @@ from council.debate.state import Contribution, DebateState
 from council.debate.synthesis import DECISION_WORDS, Synthesis
 from council.debate.votes import distinct_voices, group_of, tally_votes, vote_fields
 from council.errors import NoUsableCliError
-from council.panel.asked import LATE
 from council.panel.budget import BudgetSpent
 from council.panel.bus import Bus
 from council.panel.calls import Tuning
 from council.panel.dispatch import Dispatch
 from council.panel.journal import Journal
-from council.panel.seat import SeatPlan
 from council.progress import Progress
 from council.prompts import render
 from council.runs.record import Record
@@ -185,7 +186,7 @@ class Lead:
         blind = []
         for seat in self.roster.seated(self.plan.challengers) if self.plan.blind else []:
             if isinstance(asked, Contribution):  # resumed with the PROPOSAL in: too late
-                await self._too_late_for_blind(seat, round_no)
+                await self.dispatch.not_asked(seat, "BLIND_TAKE", round_no, "the PROPOSAL")
                 continue
             extra = {"files": files} if seat.role == "critic" else {}
             blind.append(
@@ -204,14 +205,6 @@ class Lead:
         await self.dispatch.cut_short(
             blind, why="the PROPOSAL was in", grace_s=self.tuning.blind_grace_s
         )
-
-    async def _too_late_for_blind(self, seat: SeatPlan, round_no: int) -> None:
-        """A resumed run whose PROPOSAL is in asks no blind take: what the record holds of
-        one stays; a seat with none sits it out (`late`)."""
-        stem = f"{seat.name}-r{round_no}"
-        if self.state.contribution(stem) is None:
-            detail = "not asked: the PROPOSAL was in when the run resumed"
-            await self.dispatch.sit_out(seat, "BLIND_TAKE", round_no, stem, LATE, detail)
 
     def blind_take(self, seat: str) -> str:
         """A challenger's own first answer, for its CHALLENGE prompt ("" when it gave none)."""

@@ -357,6 +357,14 @@ class Dispatch:
         call is cancelled. Each sits the phase out, `skipped` with the reason `late`."""
         await cut_short(self, asked, why=why, grace_s=grace_s)
 
+    async def not_asked(self, seat: SeatPlan, phase: str, round_no: int, first: str) -> None:
+        """A resumed run whose `first` call is in does not ask `phase` (a blind take once
+        the PROPOSAL is in): what the record holds of it stays; else it sits out, `late`."""
+        stem = f"{seat.name}-r{round_no}"
+        if self.journal.state.contribution(stem) is None:
+            detail = f"not asked: {first} was in when the run resumed"
+            await self.sit_out(seat, phase, round_no, stem, LATE, detail)
+
     async def wait_for_stragglers(self) -> None:
         """Before the DECISION: a straggler inside its hard limit may still answer."""
         while self.stragglers:
