@@ -14,8 +14,8 @@ from pathlib import Path
 import jsonschema
 
 from council.debate.result import result_schema
-from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.panel.calls import BLIND_GRACE_ENV
+from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"

@@ -226,8 +226,10 @@ def test_a_resumed_run_does_not_ask_again_for_a_blind_take_skipped_late(
     council = project.start("debate", QUESTION, *flags, **grace)
     try:
         wait_for(
-            lambda: bool(project.records())
-            and any(m["action"] == "RESPOND" for m in project.transcript())
+            lambda: (
+                bool(project.records())
+                and any(m["action"] == "RESPOND" for m in project.transcript())
+            )
         )
         council.send_signal(signal.SIGINT)
     finally:
