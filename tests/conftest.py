@@ -12,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from council.panel.calls import BLIND_GRACE_ENV
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 from council.runner.environment import CALL_MARKER
@@ -20,6 +21,10 @@ from ordinary_user import open_project  # noqa: F401 - a fixture for every test 
 # The test-only confinement switches count only under the suite (runner/confine.py): here,
 # and in every council a test starts with this process's environment.
 os.environ[SUITE_ENV] = "1"
+# A blind take still running when the PROPOSAL is in is cancelled after 0.1 s: on a busy
+# machine that is a race. Tests whose subject is not that cut wait for it (a blind take that
+# started in time is answered); tests/panel/test_late_blind.py sets the real grace.
+os.environ[BLIND_GRACE_ENV] = "10"
 
 # The realcli run's closing report (which CLI versions were tested): a plugin here so that
 # the pytest-xdist controller, which loads no conftest below this one, prints it.

@@ -14,6 +14,7 @@ from pathlib import Path
 import jsonschema
 
 from council.debate.result import result_schema
+from council.panel.calls import BLIND_GRACE_ENV
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 
@@ -45,7 +46,8 @@ class Project:
             # Where tests install the fake CLIs (`install_fakes(tmp_path / "bin")`): they log
             # each call beside themselves, which write confinement allows only so.
             EXTRA_WRITABLE: str(self.root.parent / "bin" / ".fake"),
-            SUITE_ENV: "1",  # without it the test-only switch above is ignored
+            SUITE_ENV: "1",  # without it the test-only switches are ignored
+            BLIND_GRACE_ENV: os.environ[BLIND_GRACE_ENV],  # tests/conftest.py
             # PYTHONPATH, and the mutant under test of a mutation run (docs/mutation.md): the
             # council started here then runs the mutated copy, as the test process does.
             **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", "MUTANT_UNDER_TEST")},

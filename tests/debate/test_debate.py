@@ -114,32 +114,54 @@ def seq_of(transcript: list[dict], **fields: str) -> int:
     return next(m["seq"] for m in transcript if all(m.get(k) == v for k, v in fields.items()))
 
 
-def test_a_challenger_that_becomes_ready_late_still_gets_its_action(project):
-    # Its probe answers only once the advocate's PROPOSAL call has started: a PROPOSAL that
-    # waited for every READY would wait for it in vain (until the probe gives up).
-    project.write_config("clis:\n" + late_ready_sim(project, "lateready", after="PROPOSAL"))
+def test_a_challenger_ready_only_after_the_proposal_skips_its_blind_take_and_holds_no_challenge(
+    project,
+):
+    # Its probe answers only once the critic's CHALLENGE call has started: a CHALLENGE that
+    # waited for this seat (or for a blind take of it) would wait in vain (until the probe
+    # gives up, and the order below would not hold).
+    project.write_config("clis:\n" + late_ready_sim(project, "lateready", after="CHALLENGE"))
     run = project.run(
         "debate", QUESTION, "--advocate", "sim", "--critic", "sim", "--lead", "sim",
         "--with", "lateready", "--json",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
-    proposal = seq_of(transcript, kind="dm", to="advocate", action="PROPOSAL")
+    proposal_in = seq_of(transcript, kind="broadcast", phase="PROPOSAL")
+    critic_challenge = seq_of(transcript, kind="dm", to="critic", action="CHALLENGE")
     ready = seq_of(transcript, kind="ready", **{"from": "proxy-lateready"})
     first_action = seq_of(transcript, kind="dm", to="proxy-lateready")
-    assert proposal < ready < first_action
-    assert {m["from"] for m in transcript if m["kind"] == "ready"} == {
-        "advocate",
-        "critic",
-        "proxy-lateready",
-    }
+    assert proposal_in < critic_challenge < ready < first_action
+    asked = [m["action"] for m in transcript if m["kind"] == "dm" and m["to"] == "proxy-lateready"]
+    assert asked == ["CHALLENGE"]  # never asked for a blind take
+    (note,) = [m for m in transcript if m["meta"].get("reason") == "late"]
+    assert (note["kind"], note["meta"]["stem"], note["meta"]["status"]) == (
+        "system",
+        "proxy-lateready-r1",
+        "skipped",
+    )
+    assert ready < note["seq"] < first_action
+    assert (
+        "BLIND_TAKE proxy-lateready skipped: late (not READY when the PROPOSAL was in)"
+        in run.stderr
+    )
     assert "ready 3/3" in run.stderr
     result = json.loads(run.stdout)
+    validate(result)
     late = {
-        c["phase"]: c["status"] for c in result["contributions"] if c["seat"] == "proxy-lateready"
+        c["phase"]: (c["status"], c["reason"], c["text"])
+        for c in result["contributions"]
+        if c["seat"] == "proxy-lateready"
     }
-    assert late == {"BLIND_TAKE": "ok", "CHALLENGE": "ok"}
-    assert next(s for s in result["seats"] if s["name"] == "proxy-lateready")["status"] == "ok"
+    assert late == {
+        "BLIND_TAKE": ("skipped", "late", ""),
+        "CHALLENGE": ("ok", None, late["CHALLENGE"][2]),
+    }
+    # No blind take in its CHALLENGE prompt: it gave none.
+    prompt = (project.record() / "proxy-lateready-r2-prompt.md").read_text()
+    assert "Your own first take" not in prompt
+    proxy = next(s for s in result["seats"] if s["name"] == "proxy-lateready")
+    assert (proxy["status"], proxy["calls"]) == ("ok", 1)
 
 
 def test_a_dropped_advocate_is_replaced_and_its_replacement_writes_the_proposal(tmp_path):

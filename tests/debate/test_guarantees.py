@@ -510,34 +510,53 @@ def test_a_straggler_still_busy_when_the_rebuttal_closes_sits_it_out_as_skipped_
     assert 'REBUTTAL · <span class="badge' in page and "sat this phase out: busy" in page
 
 
-def test_a_lone_challenger_still_on_its_blind_take_is_asked_to_challenge_once_free(project):
-    """With nobody else to ask, the CHALLENGE waits for the busy critic rather than closing
-    empty; its prompt holds the blind take that came late."""
+def test_a_blind_take_slower_than_the_proposal_is_cancelled_and_holds_no_challenge(project):
+    """The critic's blind take takes 30 s; the PROPOSAL comes at once. After the grace of
+    0.1 s the blind take is cancelled (its process tree killed: nothing is left running),
+    recorded `skipped: late`, and the CHALLENGE goes out to the critic at once, its prompt
+    without a blind take."""
     project.write_config(
-        "clis:\n  sim-lateblind:\n    adapter: sim\n    env:\n"
-        f"      COUNCIL_SIM_DELAY: '{1.25 * T}'\n      COUNCIL_SIM_PHASES: BLIND_TAKE\n"
+        "clis:\n  sim-slowblind:\n    adapter: sim\n    env:\n"
+        "      COUNCIL_SIM_DELAY: '30'\n      COUNCIL_SIM_PHASES: BLIND_TAKE\n"
     )
     run = project.run(
         "debate",
         QUESTION,
         "--sim",
         "--critic",
-        "sim-lateblind",
-        "--timeout",
-        f"sim-lateblind={T}",
+        "sim-slowblind",
         "--json",
+        COUNCIL_TEST_BLIND_GRACE_S="0.1",  # the real grace (tests/conftest.py sets another)
     )
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
-    assert_one_action_in_flight(transcript, "critic")
-    blind = answer_of(transcript, "critic", "BLIND_TAKE")
+    assert [m["action"] for m in dms_to(transcript, "critic")] == ["BLIND_TAKE", "CHALLENGE"]
+    proposal_in = answer_of(transcript, "advocate", "PROPOSAL")
+    (cancel,) = [m for m in transcript if m["kind"] == "dm" and m["body"].startswith("CANCEL:")]
+    assert (cancel["to"], cancel["body"]) == ("critic", "CANCEL:critic-r1")
+    (note,) = [m for m in transcript if m["meta"].get("status") == "skipped"]
+    assert (note["kind"], note["meta"]["stem"], note["meta"]["reason"]) == (
+        "system",
+        "critic-r1",
+        "late",
+    )
     (challenge,) = [m for m in dms_to(transcript, "critic") if m["action"] == "CHALLENGE"]
-    assert blind["seq"] < challenge["seq"]
-    assert blind["body"] in (project.record() / "critic-r2-prompt.md").read_text()
+    assert proposal_in["seq"] < cancel["seq"] < challenge["seq"]
+    # No answer of the cancelled call ever reaches the record.
+    assert not [m for m in transcript if m["kind"] == "broadcast" and m["phase"] == "BLIND_TAKE"]
+    assert "BLIND_TAKE critic skipped: late (still answering when the PROPOSAL was in: " in (
+        run.stderr
+    )
+    assert "Your own first take" not in (project.record() / "critic-r2-prompt.md").read_text()
     result = result_of(run)
-    assert contribution(result, "critic", "BLIND_TAKE")["status"] == "late"
+    validate(result)
+    blind = contribution(result, "critic", "BLIND_TAKE")
+    assert (blind["status"], blind["reason"], blind["text"]) == ("skipped", "late", "")
     assert contribution(result, "critic", "CHALLENGE")["status"] == "ok"
+    assert (seat(result, "critic")["status"], seat(result, "critic")["calls"]) == ("ok", 1)
     assert result["status"] == "completed" and result["decision"]["unchallenged"] is False
+    # The run took far less than the blind take would have.
+    assert result["duration_s"] < 30
 
 
 def test_each_challenger_gives_a_blind_take_in_round_one(project):

@@ -18,8 +18,11 @@ Choices where the spec is silent (also in the README):
   reply can still count and a hung one is recorded as `timeout`, not lost.
 - A seat has at most one ACTION in flight: `dispatch.ask` returns a straggler `Busy`, and
   `dispatch.gather` asks it once it is free if the phase still collects (its prompt gets its
-  own late answer as `own_late`), else records it `skipped` (`busy`). A phase with nobody
-  else to ask waits for the first busy seat rather than closing empty.
+  own late answer as `own_late`), else records it `skipped` (`busy`).
+- A blind take is asked only while the PROPOSAL is not in; one still running then is cut
+  short after `Tuning.blind_grace_s` (`skipped`, `late`), and a resumed run asks none.
+- The lead's calls run on a warm worker of its CLI started once the first CHALLENGE is out;
+  the seats shut down as the DECISION begins.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ async def run_debate(lead: Lead) -> None:
         except BudgetSpent as spent:  # --max-cost: no new phase; the DECISION from what exists
             await lead.stop_for_budget(spent)
         await lead.dispatch.wait_for_stragglers()
-    await lead.decide(round_no)  # DECISION
+        await lead.decide(round_no)  # DECISION, the seats shutting down meanwhile
 
 
 class Lead:
@@ -90,7 +93,7 @@ class Lead:
         rooms: RoomDir,
         guard: ProjectGuard | None = None,
     ) -> None:
-        tuning = tuning or Tuning()
+        tuning = self.tuning = tuning or Tuning()
         self.context = context
         self.redactor = redactor or Redactor(plan.extra_patterns)
         self.state = state
@@ -167,9 +170,9 @@ class Lead:
 
     async def proposal(self, round_no: int) -> None:
         """PROPOSAL, with the BLIND TAKE beside it: each challenger answers the question on
-        its own while the advocate proposes. The PROPOSAL is on the critical path anyway, so
-        the blind takes cost no wall time unless one is slower than the proposal; a blind
-        take that straggles past its soft timeout is left behind (progressive wait)."""
+        its own while the advocate proposes. A blind take is of use only before the PROPOSAL
+        is in, so it never holds the debate: a challenger not READY by then is not asked, and
+        one still answering then is cancelled after a short grace (`skipped`, `late`)."""
         await self.journal.enter("PROPOSAL", round_no)
         files = files_block(self.context, self.fences)
         asked = await self.dispatch.ask(
@@ -181,14 +184,16 @@ class Lead:
             files=files,
         )
         blind = []
-        if self.plan.blind:
-            for seat in self.roster.seated(self.plan.challengers):
-                extra = {"files": files} if seat.role == "critic" else {}
-                blind.append(
-                    await self.dispatch.ask(
-                        seat, "BLIND_TAKE", round_no, "blind_take", self._words("blind"), **extra
-                    )
+        for seat in self.roster.seated(self.plan.challengers) if self.plan.blind else []:
+            if isinstance(asked, Contribution):  # resumed with the PROPOSAL in: too late
+                await self.dispatch.not_asked(seat, "BLIND_TAKE", round_no, "the PROPOSAL")
+                continue
+            extra = {"files": files} if seat.role == "critic" else {}
+            blind.append(
+                await self.dispatch.ask(
+                    seat, "BLIND_TAKE", round_no, "blind_take", self._words("blind"), **extra
                 )
+            )
         (proposal,) = await self.dispatch.gather([asked], progressive=False)
         if not proposal.answered:
             self.state.status = "failed"
@@ -197,7 +202,9 @@ class Lead:
                 f"the advocate ({self.plan.advocate.cli}) could not write the proposal: "
                 f"{proposal.detail}; fix that, then `council resume {self.state.id}`"
             )
-        await self.dispatch.gather(blind, progressive=True)
+        await self.dispatch.cut_short(
+            blind, why="the PROPOSAL was in", grace_s=self.tuning.blind_grace_s
+        )
 
     def blind_take(self, seat: str) -> str:
         """A challenger's own first answer, for its CHALLENGE prompt ("" when it gave none)."""
@@ -227,6 +234,7 @@ class Lead:
                     **extra,
                 )
             )
+        self.roster.warm_lead_soon()  # the CHALLENGE is out: the lead's worker starts now
         challenges = await self.dispatch.gather(asks, progressive=True)
         await self.respond(round_no, challenges)
 
@@ -296,6 +304,7 @@ class Lead:
         """DECISION: quorum, the seats' own votes, loops, the decision prompt (anonymous, as
         every prompt), and the lead's synthesis of it."""
         await self.journal.enter("DECISION", round_no)
+        await self.roster.stop_seats()  # their workers close while the lead decides
         contributions = self.state.contributions()
         labels = self.labels
         challenges = [c for c in contributions if c.phase == "CHALLENGE" and c.answered]

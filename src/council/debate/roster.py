@@ -11,12 +11,14 @@ nobody could write.
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from dataclasses import replace
 
 import anyio
 
 from council.adapters import adapter_for, default_order
 from council.adapters.base import Tool
+from council.adapters.warm import LeanStart
 from council.config import Config
 from council.context import RunContext
 from council.context.guard import ProjectGuard
@@ -28,7 +30,9 @@ from council.panel.calls import Tuning
 from council.panel.journal import Journal
 from council.panel.roster import Roster
 from council.panel.seat import SeatPlan
+from council.panel.warmstart import start_warm
 from council.runner.resolve import resolve_tool
+from council.runner.warm import WarmWorker
 
 
 class DebateRoster(Roster):
@@ -54,10 +58,13 @@ class DebateRoster(Roster):
             rooms,
             guard,
             first_template="proposal",
+            first=plan.advocate.name,
         )
         self.plan = plan  # replacing the advocate changes it
         self.lead_tool: Tool | None = None
         self._lead_resolved = anyio.Event()
+        self.lead_worker: WarmWorker | None = None
+        self._lead_warm: anyio.Event | None = None  # set once its start has ended
         self._advocates_tried = {plan.advocate.cli}
 
     @property
@@ -92,6 +99,59 @@ class DebateRoster(Roster):
         await self._lead_resolved.wait()
         assert self.lead_tool is not None
         return self.lead_tool
+
+    def warm_lead_soon(self) -> None:
+        """Start the lead's warm worker beside the debate, off its critical path, so the
+        DECISION (and the convergence check) pays no CLI start-up. Not under `--cold` or
+        `max_warm_seats: 0`; the lead does not count toward `max_warm_seats`. A CLI with no
+        persistent mode, or a worker that does not start, leaves the lead spawning per
+        call (the record says why)."""
+        lead = self.plan.lead
+        if lead is None or self._lead_warm is not None or self._tg is None:
+            return
+        adapter = adapter_for(lead.cli, self.config.clis)
+        if self.max_warm_seats <= 0 or not adapter.settings.warm:
+            return
+        started = self._lead_warm = anyio.Event()
+
+        async def run() -> None:
+            async with AsyncExitStack() as stack:
+                try:
+                    await self.lead_tool_ready()  # a CLI that cannot run stops the run there
+                    room = self.build_room(lead.name)
+                    lean_prompt = self.lean_prompt()  # the lead's calls are lean when any is
+                    warm = await start_warm(
+                        stack,
+                        lead,
+                        adapter,
+                        tools=self.tools,
+                        tuning=self.tuning,
+                        room=room,
+                        tmp_dir=self.rooms.tmp(lead.name),
+                        record_dir=self.journal.record.path,
+                        lean=None if lean_prompt is None else LeanStart(lean_prompt, room),
+                    )
+                    self.lead_worker = warm.worker if warm.tool is not None else None
+                    if warm.report is not None:
+                        self.record_worker(lead.name, warm.report)
+                        if problem := warm.report.get("problem"):
+                            await self.journal.note(f"the lead spawns its CLI per call: {problem}")
+                finally:
+                    started.set()
+                await anyio.sleep_forever()  # until the seats' task group ends: then torn down
+
+        self._tg.start_soon(run)
+
+    async def lead_worker_ready(self) -> WarmWorker | None:
+        """The lead's warm worker once its start has ended; None: the lead's calls spawn."""
+        if self._lead_warm is not None:
+            await self._lead_warm.wait()
+        return self.lead_worker
+
+    def lead_worker_used(self) -> None:
+        """What the lead's worker did so far, kept with the lead's seat (`seats[].worker`)."""
+        if self.lead_worker is not None and self.plan.lead is not None:
+            self.record_worker(self.plan.lead.name, self.lead_worker.stats.report())
 
     async def dropped(self, seat: SeatPlan) -> None:
         """A dropped advocate is replaced by the next installed CLI (docs/spec/protocol.md,

@@ -64,6 +64,7 @@ class Synthesis:
             effort=seat.effort,
             tmp_dir=self.roster.rooms.tmp("lead"),
             guard=self.roster.guard,
+            warm=await self.roster.lead_worker_ready(),
         )
         await self.journal.note(f"lead calls {seat.cli}", stem=stem)
         self.journal.progress.info(f"{phase} the lead ({seat.cli}) is writing it")
@@ -77,6 +78,7 @@ class Synthesis:
             inspect=self.fences.inspect,
         )
         reply = await call_cli(site, ask, self.tuning)
+        self.roster.lead_worker_used()
         contribution = Contribution.of(reply, seat, phase, round_no, reply.status)
         self.journal.project_changed(reply.project_warning)
         self.journal.store(contribution)

@@ -81,3 +81,6 @@ class Unready(Held):
 
 Asked = Pending | Contribution | Busy | Unready
 BUSY = "busy"  # the reason a seat sat a phase out: still answering its earlier ask
+# ... or: its answer would have come too late to be of use (a blind take once the PROPOSAL is
+# in: not READY by then, or still answering then and cancelled)
+LATE = "late"

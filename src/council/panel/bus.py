@@ -21,6 +21,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 ACTION_PREFIX = "ACTION:"
+CANCEL_PREFIX = "CANCEL:"  # a DM that ends a seat's call in flight (its stem follows)
 EVERYONE = "*"
 RECORD = "record"
 
@@ -68,6 +69,13 @@ class Message:
             "body": self.body,
             "meta": dict(self.meta),
         }
+
+
+def cancelled_stem(message: Message) -> str | None:
+    """The stem of the call a `CANCEL:` DM ends; None for anything else."""
+    if message.kind is not Kind.DM or not message.body.startswith(CANCEL_PREFIX):
+        return None
+    return message.body[len(CANCEL_PREFIX) :].strip() or None
 
 
 def action_body(phase: str, detail: str = "") -> str:

@@ -8,17 +8,31 @@ import os
 import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from council.adapters.base import Adapter, Status, Tool
 from council.context.guard import ProjectGuard, Seen
 from council.panel.messages import Ask, Reply
 from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.runner.confine import SUITE_ENV
 from council.runner.environment import adapter_env
 from council.runner.warm import WarmWorker
 from council.safetext import clean
 from council.words import truncate
+
+BLIND_GRACE_S = 0.1
+HEAD_START_S = 2.0
+# Test-only (counts under COUNCIL_TEST_SUITE alone): another grace for a blind take, so that
+# tests whose subject is not the blind take are not at the mercy of a busy machine's timing.
+BLIND_GRACE_ENV = "COUNCIL_TEST_BLIND_GRACE_S"
+
+
+def blind_grace_s() -> float:
+    """The grace of a blind take still running when the PROPOSAL is in."""
+    if os.environ.get(SUITE_ENV) == "1" and (value := os.environ.get(BLIND_GRACE_ENV)):
+        return float(value)
+    return BLIND_GRACE_S
 
 
 @dataclass(frozen=True)
@@ -28,6 +42,12 @@ class Tuning:
     policy: RetryPolicy | None = None
     grace_s: float = 3.0  # between SIGTERM and SIGKILL
     environ: Mapping[str, str] | None = None  # the environment CLIs are allow-listed from
+    # How long a blind take still running when the PROPOSAL is in may take to finish before
+    # it is cancelled (docs/spec/protocol.md section 3, row 3b).
+    blind_grace_s: float = field(default_factory=lambda: blind_grace_s())
+    # The most the other seats (and the lead's probe) wait for the first seat's READY before
+    # they start (docs/spec/protocol.md section 3, "READY handshake"); 0: all start at once.
+    head_start_s: float = HEAD_START_S
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,11 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
-from council.panel.asked import BUSY, Asked, Busy, Order, Pending, Unready
+from council.panel.asked import BUSY, LATE, Asked, Busy, Order, Pending, Unready
 from council.panel.bus import Kind, Message, action_body
 from council.panel.contribution import SKIPPED, Contribution
 from council.panel.journal import Journal
+from council.panel.late import cut_short
 from council.panel.messages import LEAD, Ask, Reply
 from council.panel.roster import Roster
 from council.panel.seat import SeatPlan
@@ -60,6 +61,9 @@ class Dispatch:
         self.arrived: dict[str, Contribution] = {}
         self.background: TaskGroup | None = None  # set while the seats sit
         self.unready: dict[str, Unready] = {}  # seat name -> its order, sent once READY
+        self.cut: set[str] = set()  # stems of calls cut short: an answer that comes is dropped
+        # seat name -> the order withdrawn before its READY, and why (`late.cut_short`)
+        self.withdrawn: dict[str, tuple[Order, str]] = {}
         roster.on_ready = self._ready
         self._warmed = False
 
@@ -134,6 +138,9 @@ class Dispatch:
 
     async def _ready(self, seat: SeatPlan) -> None:
         """The seat has reported READY: send what was asked of it meanwhile."""
+        if (withdrawn := self.withdrawn.pop(seat.name, None)) is not None:
+            order, detail = withdrawn
+            await self.sit_out(seat, order.phase, order.round, order.stem, LATE, detail)
         waiting = self.unready.pop(seat.name, None)
         if waiting is not None:
             waiting.sent = await self._send(waiting.order)
@@ -312,31 +319,51 @@ class Dispatch:
         """The phase closed while the seat was still answering its earlier ask: it sits the
         phase out, recorded in the state (so the result) and the transcript."""
         order, earlier = waiting.order, waiting.earlier
-        seat = order.seat
         detail = f"still answering its {earlier.phase} when {order.phase} closed"
+        await self.sit_out(order.seat, order.phase, order.round, order.stem, BUSY, detail)
+
+    async def sit_out(
+        self, seat: SeatPlan, phase: str, round_no: int, stem: str, reason: str, detail: str
+    ) -> None:
+        """The seat sits `phase` out (`reason`: busy or late): a contribution with no text,
+        no call, in the state (so the result) and the transcript, and a progress line."""
         skipped = Contribution(
-            stem=order.stem,
+            stem=stem,
             seat=seat.name,
             role=seat.role,
-            phase=order.phase,
-            round=order.round,
+            phase=phase,
+            round=round_no,
             status=SKIPPED,
             text="",
             cli=seat.cli,
             detail=detail,
-            reason=BUSY,
+            reason=reason,
         )
         self.journal.store(skipped)
         progress = self.journal.progress
-        progress.seat(seat.name, phase=order.phase, state=SKIPPED, started=None, words=None)
-        progress.info(f"{order.phase} {seat.name} {SKIPPED}: {BUSY} ({detail})")
+        progress.seat(seat.name, phase=phase, state=SKIPPED, started=None, words=None)
+        progress.info(f"{phase} {seat.name} {SKIPPED}: {reason} ({detail})")
         await self.journal.note(
-            f"{seat.name} sits {order.phase} out: {detail}",
-            stem=order.stem,
+            f"{seat.name} sits {phase} out: {detail}",
+            stem=stem,
             seat=seat.name,
             status=SKIPPED,
-            reason=BUSY,
+            reason=reason,
         )
+
+    async def cut_short(self, asked: list[Asked], *, why: str, grace_s: float) -> None:
+        """These asks are of no use once `why` (a blind take once the PROPOSAL is in): a seat
+        not READY yet is never asked; one still answering has `grace_s` to finish, then its
+        call is cancelled. Each sits the phase out, `skipped` with the reason `late`."""
+        await cut_short(self, asked, why=why, grace_s=grace_s)
+
+    async def not_asked(self, seat: SeatPlan, phase: str, round_no: int, first: str) -> None:
+        """A resumed run whose `first` call is in does not ask `phase` (a blind take once
+        the PROPOSAL is in): what the record holds of it stays; else it sits out, `late`."""
+        stem = f"{seat.name}-r{round_no}"
+        if self.journal.state.contribution(stem) is None:
+            detail = f"not asked: {first} was in when the run resumed"
+            await self.sit_out(seat, phase, round_no, stem, LATE, detail)
 
     async def wait_for_stragglers(self) -> None:
         """Before the DECISION: a straggler inside its hard limit may still answer."""
@@ -358,7 +385,7 @@ class Dispatch:
             return None
         reply: Reply = message.payload
         seat = self.roster.seat(message.sender)
-        if seat is None:  # a seat that has since been replaced
+        if seat is None or reply.stem in self.cut:  # replaced since, or its call was cut short
             return None
         late = self.stragglers.pop(reply.stem, None) is not None
         if (flying := self.in_flight.get(seat.name)) is not None and flying.stem == reply.stem:

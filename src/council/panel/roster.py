@@ -53,6 +53,7 @@ class Roster:
         guard: ProjectGuard | None = None,
         *,
         first_template: str | None = None,
+        first: str | None = None,
     ) -> None:
         """`seats` as the run's plan (`setup`) sets them: its READY timeout, hard limits,
         warm workers (`max_warm_seats`, in seat order; the rest spawn per call) and lean
@@ -69,6 +70,12 @@ class Roster:
         self.ready_timeout_s = setup.ready_timeout_s
         self.hard_timeout_factor = setup.hard_timeout_factor
         self.first_template = first_template  # compiled while the seats start
+        # The seat whose call comes first (the debate's advocate): it starts alone, the others
+        # once it is READY (or dropped), or after `tuning.head_start_s`, so the first call
+        # gets the machine while the others start.
+        self.first = first if tuning.head_start_s > 0 else None
+        self._held: list[SeatPlan] = []
+        self._released = anyio.Event()
         # A probe may take the seat's whole READY window (gemini's `--version` takes 1.5 s on a
         # quiet machine and ~9 s on a loaded one): off the critical path, slow is not broken.
         self.tools = ToolCache(timeout_s=max(PROBE_TIMEOUT_S, setup.ready_timeout_s))
@@ -84,6 +91,7 @@ class Roster:
         self.max_warm_seats = setup.max_warm_seats
         self._warm_seats: set[str] = set()
         self._warned_broken: set[str] = set()  # CLIs already warned of as known broken
+        self._stopped: set[str] = set()  # seats sent their SHUTDOWN
 
     @property
     def seats(self) -> tuple[SeatPlan, ...]:
@@ -139,14 +147,14 @@ class Roster:
                 if self.first_template:
                     # Not waited for: the first phase renders as soon as the seats are READY.
                     tg.start_soon(anyio.to_thread.run_sync, warm_up, self.first_template)
-                for seat in self.seats:
-                    self.start(seat)
+                self._start_first()
                 # Not waited for: each seat is asked once it is READY, and the protocol
                 # starts now (docs/spec/protocol.md section 3, "READY handshake").
                 beside_done = anyio.Event()
 
                 async def beside() -> None:
                     try:
+                        await self._released.wait()
                         await self.beside_ready()
                     except Exception as exc:
                         self._stopped_by = str(exc)  # the shutdown says why, not "interrupted"
@@ -173,6 +181,39 @@ class Roster:
         finally:
             self.bus.close()
             self.inbox.close()
+
+    def _start_first(self) -> None:
+        """Start the first seat alone and hold the others (they count as starting), or start
+        every seat when none comes first."""
+        assert self._tg is not None
+        first = self.seat(self.first) if self.first else None
+        if first is None:
+            self._release()
+            for seat in self.seats:
+                self.start(seat)
+            return
+        self._held = [s for s in self.seats if s.name != first.name]
+        head_start = self.tuning.head_start_s
+        for seat in self._held:
+            self._due[seat.name] = anyio.current_time() + head_start + self.ready_timeout_s
+        self.start(first)
+
+        async def at_the_latest() -> None:
+            with anyio.move_on_after(head_start):
+                await self._released.wait()
+            self._release()  # a hung first start holds nobody for longer
+
+        self._tg.start_soon(at_the_latest)
+
+    def _release(self) -> None:
+        """The held seats (and the lead's probe) start now."""
+        if self._released.is_set():
+            return
+        self._released.set()
+        held, self._held = self._held, []
+        for seat in held:
+            if seat.name in self._due:  # not stopped meanwhile
+                self.start(seat)
 
     def start(self, seat: SeatPlan) -> None:
         assert self._tg is not None
@@ -239,7 +280,9 @@ class Roster:
             return  # not owed one (a READY sent just before its seat was restarted)
         await self.report(seat, message.payload)
         if seat.name in self.ready and self.on_ready is not None:
-            await self.on_ready(seat)
+            await self.on_ready(seat)  # the first seat's first call goes out here
+        if seat.name == self.first:
+            self._release()
         await self._settled()
 
     async def _missed_ready(self, now: float) -> None:
@@ -315,21 +358,33 @@ class Roster:
         self.journal.state.seats[seat.name]["billing"] = billing_of(adapter, self.tuning)
 
     async def drop(self, seat: SeatPlan, problem: str) -> None:
+        if seat.name == self.first:
+            self._release()
         self.record(seat, "dropped", problem=problem)
         self.journal.progress.seat(seat.name, phase="READY", state="dropped")
         await self.journal.warn(f"{seat.name} ({seat.cli}) dropped: {problem}")
         await self.dropped(seat)
 
+    async def stop_seats(self) -> None:
+        """SHUTDOWN every seat now, before the task group ends (the seats' workers close
+        while the lead goes on, e.g. with its DECISION); their acknowledgements are waited
+        for on the way out."""
+        self._due.clear()  # no READY is waited for any more: no restart, no drop
+        for name in self.ready:
+            if name not in self._stopped:
+                self._stopped.add(name)
+                await self.bus.send(Message(Kind.SHUTDOWN, LEAD, name, f"SHUTDOWN:{name}"))
+
     async def _shutdown(self, absorb: Callable[[Message], Any], *, asked: bool) -> None:
         """SHUTDOWN each seat and wait for its acknowledgement (`asked`), or, when the seats
         are being cancelled already, only save the state."""
-        self._due.clear()  # no READY is waited for any more: no restart, no drop
         live = list(self.ready) if asked else []
         if not asked:
+            self._due.clear()
             why = "interrupted" if self._stopped_by is None else f"stopped ({self._stopped_by})"
             await self.journal.note(f"{why}: seats stopped, their CLIs' trees killed")
-        for name in live:
-            await self.bus.send(Message(Kind.SHUTDOWN, LEAD, name, f"SHUTDOWN:{name}"))
+        else:
+            await self.stop_seats()
         acked: set[str] = set()
         with anyio.move_on_after(self.tuning.grace_s + 5):
             while len(acked) < len(live):

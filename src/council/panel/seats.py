@@ -8,15 +8,15 @@ seat spawns its CLI per call. A reader loop drains its inbox
 (broadcasts only inform; they are never acted on) and queues ACTION DMs for a worker loop that
 makes one CLI call per DM and broadcasts one answer (or failure notice) per call. SHUTDOWN
 cancels a call in flight, which kills its process tree, closes the warm worker, then the seat
-acknowledges.
+acknowledges. A `CANCEL:` DM ends the call it names: a session on the warm worker is
+cancelled (its tree killed if it does not stop within the grace), a spawned CLI's tree is
+killed, and an order still queued is dropped; such a call broadcasts nothing.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +24,15 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from council.adapters.base import Adapter, Tool
-from council.adapters.warm import LeanStart, warm_mode
+from council.adapters.warm import LeanStart
 from council.context.guard import ProjectGuard
-from council.panel.bus import EVERYONE, Bus, Kind, Message
+from council.panel.bus import EVERYONE, Bus, Kind, Message, cancelled_stem
 from council.panel.calls import CallSite, Tuning, billing_of, call_cli
 from council.panel.messages import LEAD, Ask, ReadyReport
 from council.panel.seat import SeatPlan
+from council.panel.warmstart import start_warm
 from council.runner.resolve import Resolution, ToolCache
-from council.runner.warm import WarmStartError, WarmWorker, warm_worker
+from council.runner.warm import WarmWorker
 
 
 def soft_timeout_of(seat: SeatPlan, adapter: Adapter) -> float:
@@ -81,6 +82,8 @@ class SeatWorker:
         self.worker_report: dict[str, Any] | None = None  # what READY says of the worker
         self._stack: AsyncExitStack | None = None
         self._reported = False
+        self._calling: tuple[str, anyio.CancelScope] | None = None  # the call running now
+        self._cut: set[str] = set()  # stems of calls the lead has ended
 
     @property
     def name(self) -> str:
@@ -155,63 +158,21 @@ class SeatWorker:
         """Start the seat's warm worker; the tool it runs, or None when the seat spawns its
         CLI per call (no persistent mode, none here, or the worker did not start: the
         report says why)."""
-        adapter, plan = warm_mode(self.adapter), self.plan
-        if adapter is None:
-            return None  # no persistent mode: every call spawns the CLI
-        environ = self.tuning.environ if self.tuning.environ is not None else os.environ
-        home = Path(environ.get("HOME") or Path.home())
-        command = adapter.locate()
-        if command is None or self.tmp_dir is None or self._stack is None:
-            return None  # the probe says what is missing
-        tool = Tool(adapter.display_name, tuple(command))
-        if adapter.warm_needs_probe:
-            # The launch depends on what the probe finds (kimi: which of its two programs).
-            resolved = await self.tools.resolve(adapter)
-            if resolved.tool is None:
-                return None
-            tool = resolved.tool
-        if (refusal := adapter.warm_refusal(tool, environ, home)) is not None:
-            self.worker_report = {"mode": "spawn", "problem": refusal}
+        if self._stack is None:
             return None
-        model = plan.model or adapter.settings.model
-        effort = plan.effort or adapter.settings.effort
-        lean = LeanStart(self.lean_prompt, self.room) if self.lean_prompt is not None else None
-        launch = adapter.warm_launch(tool, model=model, effort=effort, lean=lean)
-        if launch is None:
-            return None
-        worker = await self._stack.enter_async_context(
-            warm_worker(
-                adapter,
-                tool,
-                launch,
-                seat=self.name,
-                room=self.room,
-                tmp_dir=self.tmp_dir,
-                record_dir=self.record_dir,
-                environ=self.tuning.environ,
-                grace_s=self.tuning.grace_s,
-            )
+        started = await start_warm(
+            self._stack,
+            self.plan,
+            self.adapter,
+            tools=self.tools,
+            tuning=self.tuning,
+            room=self.room,
+            tmp_dir=self.tmp_dir,
+            record_dir=self.record_dir,
+            lean=LeanStart(self.lean_prompt, self.room) if self.lean_prompt is not None else None,
         )
-        self.warm = worker
-        probe: list[Resolution] = []
-        async with anyio.create_task_group() as tg:
-            if not launch.reports_version and tool.version is None:
-
-                async def version() -> None:
-                    probe.append(await self.tools.resolve(adapter))
-
-                tg.start_soon(version)  # beside the start: its handshake says no version
-            started = await _started(worker)
-        if not started:
-            self.worker_report = worker.stats.report()
-            return None
-        self.worker_report = worker.stats.report()
-        found = probe[0].tool if probe and probe[0].tool is not None else None
-        return replace(
-            tool,
-            version=worker.version or (found.version if found else None) or tool.version,
-            variant=tool.variant or (found.variant if found else None),
-        )
+        self.warm, self.worker_report = started.worker, started.report
+        return started.tool
 
     async def _serve(self, inbox: MemoryObjectReceiveStream[Message]) -> None:
         """Queue every ACTION DM for the worker loop until SHUTDOWN; broadcasts only inform."""
@@ -222,7 +183,9 @@ class SeatWorker:
                 async for message in inbox:
                     if message.kind is Kind.SHUTDOWN:
                         break
-                    if message.action is not None:
+                    if (stem := cancelled_stem(message)) is not None:
+                        self._cancel(stem)
+                    elif message.action is not None:
                         await actions_in.send(message)
             tg.cancel_scope.cancel()
 
@@ -231,10 +194,28 @@ class SeatWorker:
             async for order in actions:
                 await self._act(order)
 
+    def _cancel(self, stem: str) -> None:
+        """End the call `stem`: cut its warm session short, or cancel it (a spawned CLI's tree
+        is killed); one still queued never starts."""
+        self._cut.add(stem)
+        if self._calling is None or self._calling[0] != stem:
+            return
+        if self.warm is None or not self.warm.cut():
+            self._calling[1].cancel()
+
     async def _act(self, order: Message) -> None:
         ask: Ask = order.payload
         assert self.site is not None
-        reply = await call_cli(self.site, ask, self.tuning)
+        if ask.stem in self._cut:
+            return  # ended before it started
+        with anyio.CancelScope() as scope:
+            self._calling = (ask.stem, scope)
+            try:
+                reply = await call_cli(self.site, ask, self.tuning)
+            finally:
+                self._calling = None
+        if scope.cancelled_caught or ask.stem in self._cut:
+            return  # the lead no longer waits for it
         await self.bus.send(
             Message(
                 Kind.BROADCAST,
@@ -247,11 +228,3 @@ class SeatWorker:
                 payload=reply,
             )
         )
-
-
-async def _started(worker: WarmWorker) -> bool:
-    try:
-        await worker.start()
-    except WarmStartError:
-        return False  # its stats say why
-    return True

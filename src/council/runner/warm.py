@@ -118,6 +118,8 @@ class WarmWorker:
         self._starting: anyio.Event | None = None  # set when the start in progress ends
         self._background: set[anyio.CancelScope] = set()
         self._closing = False
+        self._wake: anyio.Event | None = None  # set while a session runs: ends its wait early
+        self._cut = False  # the running session is to end now (`cut`)
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -276,6 +278,16 @@ class WarmWorker:
 
     # -- one call --------------------------------------------------------------------------
 
+    def cut(self) -> bool:
+        """End the session running now as the hard limit would, before it: cancelled, and
+        its tree killed (the worker started again) if it does not stop within the grace.
+        False when no session runs (the caller cancels the call itself)."""
+        if self._wake is None:
+            return False
+        self._cut = True
+        self._wake.set()
+        return True
+
     async def attempt(
         self,
         prompt: str,
@@ -318,6 +330,9 @@ class WarmWorker:
         gone: list[str] = []
         broken: list[str] = []
         done = anyio.Event()
+        # Set when the turn ends, or when the caller cuts it short (`cut`).
+        wake = self._wake = anyio.Event()
+        self._cut = False
 
         finished: list[bool] = []  # the turn ended by itself (not cut off by the kill)
 
@@ -330,13 +345,14 @@ class WarmWorker:
                 broken.append(str(exc))
             finished.append(True)
             done.set()
+            wake.set()
 
         timed_out = False
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(run)
                 with anyio.move_on_at(deadline):
-                    await done.wait()
+                    await wake.wait()
                 if not done.is_set():
                     timed_out = True
                     with suppress(WorkerGone):
@@ -353,11 +369,17 @@ class WarmWorker:
                     self._process = self._driver = None
                 await process.kill(self.grace_s)
             raise
+        finally:
+            self._wake = None
         process.attach(None, None)
         killed = not finished
+        cut = timed_out and self._cut
         if killed:
             # No answer to the cancel within the grace: its state is unknown.
-            await self._lose(process, "it did not stop at the hard limit")
+            await self._lose(
+                process,
+                "it did not stop when cut short" if cut else "it did not stop at the hard limit",
+            )
         duration = anyio.current_time() - started
         if timed_out:
             how = (
@@ -365,9 +387,12 @@ class WarmWorker:
                 if killed
                 else "the session was cancelled"
             )
-            verdict = Verdict(
-                Status.TIMEOUT, detail=f"no answer within the hard limit of {hard_s:g}s; {how}"
+            why = (
+                "cut short by the lead"
+                if cut
+                else f"no answer within the hard limit of {hard_s:g}s"
             )
+            verdict = Verdict(Status.TIMEOUT, detail=f"{why}; {how}")
             return WarmResult(verdict, self.argv, duration, timed_out=True, killed=killed)
         if gone:
             said = telling_line(err.text())
