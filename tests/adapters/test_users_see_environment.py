@@ -9,11 +9,12 @@ run through the real runner: the environment checked is the one the process got.
 from __future__ import annotations
 
 import pytest
-from helpers import answer_calls
+from helpers import warm_calls
 
 from council.adapters import registered
 from council.adapters.host import IdeHost
-from vendor_lists import vendors
+from council.adapters.warm import WarmMode
+from vendor_lists import vendor_classes, vendors
 
 pytestmark = pytest.mark.anyio
 PROMPT = "ACTION: PROPOSAL\nQuestion: one queue or two?\n"
@@ -87,20 +88,36 @@ def test_the_table_covers_every_vendor_the_registry_seats():
     assert set(OWN) == set(vendors())
 
 
-@pytest.mark.parametrize("cli", vendors())
+WARM = [name for name, cls in vendor_classes().items() if issubclass(cls, WarmMode)]
+ROWS = [(cli, "spawned") for cli in vendors()] + [(cli, "warm") for cli in WARM]
+
+
+@pytest.mark.parametrize(("cli", "how"), ROWS)
 async def test_each_cli_receives_its_own_vendor_s_variables_and_no_other_s(
-    fakes, seat_for, monkeypatch, cli
+    fakes, seat_for, monkeypatch, tmp_path, cli, how
 ):
     variables = _every_vendors_variables()
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
-    await seat_for(cli).ask(PROMPT)
-    (call,) = answer_calls(fakes, cli)
-    received = call["env"]
+    if cli == "kimi":
+        fakes.set("kimi", "ok", variant="kimi-code")  # kimi-cli's warm worker needs a login
+    seat = seat_for(cli)
+    if how == "spawned":
+        await seat.ask(PROMPT)
+    else:
+        tool = (await seat.resolve()).tool
+        launch = seat.adapter.warm_launch(tool, model=None, effort=None)
+        (tmp_path / how).mkdir()
+        (outcome,) = await warm_calls(seat.adapter, tool, launch, tmp_path / how, [PROMPT])
+        assert outcome.attempts[0].warm, outcome
+    # every process of the CLI: its `--version` probe, then the call or the warm worker
+    calls = fakes.calls(cli)
+    assert len(calls) == 2 and (how == "warm") is ("warm" in calls[-1])
     wrong = [
-        f"{name}: {'reaches' if name in received else 'does not reach'} {cli}"
+        f"{name}: {'reaches' if name in call['env'] else 'does not reach'} {cli} {call['argv'][:1]}"
+        for call in calls
         for name in variables
-        if (received.get(name) == variables[name]) != _reaches(cli, name)
+        if (call["env"].get(name) == variables[name]) != _reaches(cli, name)
     ]
     assert not wrong, "\n".join(wrong)
     # the table is not vacuous: the CLI got some variable of its vendor, and others were kept out
