@@ -84,14 +84,6 @@ def nested(path: str, value: object) -> str:
     return text[1:-1]
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return tmp_path
-
-
 def config_show(project: Path, yaml_text: str):
     (project / "council.yaml").write_text(yaml_text + "\n")
     return CliRunner().invoke(cli, ["config", "show"], prog_name="council")
