@@ -17,10 +17,10 @@ CONFIG = """\
 clis:
   broken:
     adapter: sim
-    env: {COUNCIL_SIM_EXIT: '1', COUNCIL_SIM_PHASES: 'PROPOSAL,CHALLENGE,BLIND,REVIEW'}
+    env: {COUNCIL_SIM_EXIT: '1'}
   broken2:
     adapter: sim
-    env: {COUNCIL_SIM_EXIT: '1', COUNCIL_SIM_PHASES: 'PROPOSAL,CHALLENGE,BLIND,REVIEW'}
+    env: {COUNCIL_SIM_EXIT: '1'}
 """
 DEBATE = {"question": QUESTION, "files": ["app.py"], "rounds": 2}
 ROWS = [
