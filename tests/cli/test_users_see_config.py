@@ -1,6 +1,6 @@
-"""council.yaml as a user gets it wrong (docs/spec/config.md, "Validation": unknown keys, wrong
+"""council.yaml as a user gets it wrong (docs/spec/config.md: "Validation: unknown keys, wrong
 types and out-of-range values are errors naming the file, the key path and the expected type
-or range, exit 4), table-driven: an unknown key inside every known section (the sections
+or range", exit 4), table-driven: an unknown key inside every known section (the sections
 generated from the shipped schema), and a zero under every key that needs a positive number
 (the table written from the spec, and checked to hold every such key the schema has)."""
 
