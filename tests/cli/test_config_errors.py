@@ -5,8 +5,6 @@ user-defined CLI's keys) read alike."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
@@ -153,14 +151,6 @@ CASES = [
     ),
     ("debate:\n\trounds: 3", "line 2: YAML syntax error: found character '\\t' that cannot"),
 ]
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return tmp_path
 
 
 @pytest.mark.parametrize(("yaml_text", "message"), CASES, ids=[c[0] for c in CASES])

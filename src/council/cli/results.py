@@ -42,8 +42,12 @@ def emit(
     from council.panel.protocol import ENDED, rendered
 
     reached = result["status"] in ENDED
+    gone: BrokenPipeError | None = None
     if form == "json" or reached:
-        click.echo(rendered(protocol, result, form), nl=False)
+        try:
+            click.echo(rendered(protocol, result, form), nl=False)
+        except BrokenPipeError as exc:
+            gone = exc  # stdout's reader left (`| head`): the rest is still said and written
     for note in protocol.notes(result):
         click.echo(note, err=True)
     if error is not None:
@@ -51,6 +55,8 @@ def emit(
     click.echo(f"saved: {result['scratchpad']}", err=True)
     if output is not None:
         _write_output(output, rendered(protocol, result, output_form(protocol, output, form)))
+    if gone is not None:
+        raise gone
     return exit_code
 
 

@@ -221,11 +221,15 @@ def prefixed_token(text: str, start: int) -> tuple[str, int] | None:
         # (`key-value-store-...`) or a body longer than the format's is not a token.
         if m is None or _TOKEN_CHAR.match(text, m.end()):
             continue
-        body = m.group(0)
+        end = m.end()
+        # A format whose alphabet has `.` would take the full stop of the sentence it ends.
+        while text[end - 1] == "." and row.body.fullmatch(text, start + len(row.prefix), end - 1):
+            end -= 1
+        body = text[start + len(row.prefix) : end]
         # Every format's body is random: it has a digit and more than a few distinct
         # characters. `API-REFERENCE-DOCUMENTATION` starts like an Octopus key; it is prose.
         if any(c.isdigit() for c in body) and len(set(body)) >= 6:
-            return row.provider, m.end()
+            return row.provider, end
     return None
 
 
