@@ -109,7 +109,9 @@ def build_result(state: ReviewState, scratchpad: str) -> dict[str, Any]:
             "fail_on": plan.get("fail_on"),
             "rules": gate_rules(None, plan.get("gate") or {}),
             "blocking": list(state.blocking),
-            "passed": not state.blocking,
+            # A review that read nothing (failed), or has not ended, passed no gate: a script
+            # that reads only `passed` must not take a failed review for a clean one.
+            "passed": not state.blocking and state.status in ("completed", "degraded"),
         },
         "seed": state.seed,
         "started_at": state.started_at,
