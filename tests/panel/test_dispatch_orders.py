@@ -156,9 +156,16 @@ def test_each_seat_is_asked_for_its_phase_round_and_word_limit_and_votes_only_in
     lines = shown(stream)
     messages = transcript(run)
     asks = asks_in(messages)
-    assert sorted(m["meta"]["stem"] for m in asks) == sorted(f"{a[0]}-r{a[2]}" for a in ASKS)
     by_stem = {m["meta"]["stem"]: m for m in asks}
-    for seat, phase, round_no, role, limit, vote in ASKS:
+    # A challenger READY only after the PROPOSAL was in (a busy machine: the advocate starts
+    # first) gets no blind take, by the protocol's rule: then it is recorded skipped, late.
+    late = [a for a in ASKS if a[1] == "BLIND_TAKE" and f"{a[0]}-r{a[2]}" not in by_stem]
+    for seat, *_ in late:
+        skipped = contribution(run, seat, "BLIND_TAKE")
+        assert (skipped["status"], skipped["reason"]) == ("skipped", "late"), seat
+    expected = [a for a in ASKS if a not in late]
+    assert sorted(m["meta"]["stem"] for m in asks) == sorted(f"{a[0]}-r{a[2]}" for a in expected)
+    for seat, phase, round_no, role, limit, vote in expected:
         stem = f"{seat}-r{round_no}"
         ask = by_stem[stem]
         # The ACTION DM: from the lead, its phase, round and limit, the prompt file it names.
@@ -201,14 +208,7 @@ def test_each_seat_is_asked_for_its_phase_round_and_word_limit_and_votes_only_in
         for m in messages
         if m["kind"] == "broadcast" and m["meta"]["cli"] == "claude"
     }
-    assert lean == {
-        ("advocate", "PROPOSAL"): True,
-        ("advocate", "RESPOND"): True,
-        ("advocate", "FINAL_SUMMARY"): True,
-        ("proxy-claude", "BLIND_TAKE"): True,
-        ("proxy-claude", "CHALLENGE"): True,
-        ("proxy-claude", "REBUTTAL"): True,
-    }
+    assert lean == {(seat, phase): True for seat, phase, *_ in expected if seat != "critic"}
     # A vote is read from a seat's last word only: the critic's CHALLENGE ends with a vote
     # line, which is not its vote; its REBUTTAL's is.
     challenge, rebuttal = stored(run, "critic-r2"), stored(run, "critic-r3")
