@@ -123,7 +123,7 @@ def test_a_challenger_ready_only_after_the_proposal_skips_its_blind_take_and_hol
     project.write_config("clis:\n" + late_ready_sim(project, "lateready", after="CHALLENGE"))
     run = project.run(
         "debate", QUESTION, "--advocate", "sim", "--critic", "sim", "--lead", "sim",
-        "--with", "lateready", "--json",
+        "--with", "lateready", "--json", COUNCIL_TEST_BLIND_GRACE_S="0.1",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     transcript = project.transcript()
@@ -142,7 +142,7 @@ def test_a_challenger_ready_only_after_the_proposal_skips_its_blind_take_and_hol
     )
     assert ready < note["seq"] < first_action
     assert (
-        "BLIND_TAKE proxy-lateready skipped: late (not READY when the PROPOSAL was in)"
+        "BLIND_TAKE proxy-lateready skipped: late (not READY 0.1s after the PROPOSAL was in)"
         in run.stderr
     )
     assert "ready 3/3" in run.stderr

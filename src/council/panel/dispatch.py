@@ -352,9 +352,10 @@ class Dispatch:
         )
 
     async def cut_short(self, asked: list[Asked], *, why: str, grace_s: float) -> None:
-        """These asks are of no use once `why` (a blind take once the PROPOSAL is in): a seat
-        not READY yet is never asked; one still answering has `grace_s` to finish, then its
-        call is cancelled. Each sits the phase out, `skipped` with the reason `late`."""
+        """These asks are of no use once `why` (a blind take once the PROPOSAL is in): each
+        has `grace_s` to be in, and a seat not READY yet may still become READY and answer in
+        it. A seat not READY by then is never asked; one still answering then is cancelled.
+        Each sits the phase out, `skipped` with the reason `late`."""
         await cut_short(self, asked, why=why, grace_s=grace_s)
 
     async def not_asked(self, seat: SeatPlan, phase: str, round_no: int, first: str) -> None:

@@ -1,8 +1,9 @@
 """Asks that are of no use any more (docs/spec/protocol.md section 3, "READY handshake"): a
 BLIND TAKE exists to get a challenger's view before it has seen the PROPOSAL, so once the
-PROPOSAL is in, a blind take not asked yet is never asked, and one still running is given a
-short grace and then cancelled. Both are recorded as `skipped` with the reason `late`, so a
-view that would come after the proposal costs the debate no wall time."""
+PROPOSAL is in, the blind takes get a short grace: a seat READY within it is asked then, and
+what is not in at its end is cut: a seat not READY yet is never asked, one still running is
+cancelled. Both are recorded as `skipped` with the reason `late`, so a view that would come
+after the proposal costs the debate no wall time."""
 
 from __future__ import annotations
 
@@ -21,26 +22,28 @@ if TYPE_CHECKING:
 async def cut_short(dispatch: Dispatch, asked: list[Asked], *, why: str, grace_s: float) -> None:
     """See `Dispatch.cut_short`."""
     pending: dict[str, Pending] = {}
-    for ask in asked:
-        if isinstance(ask, Pending):
-            pending[ask.stem] = ask
-        elif isinstance(ask, Unready):
-            if ask.sent is not None:  # READY in time: its order went out then
-                pending[ask.sent.stem] = ask.sent
-            elif dispatch.unready.pop(ask.seat.name, None) is not None:
-                # Recorded once it is READY: a seat dropped at READY never sat anything out.
-                dispatch.withdrawn[ask.seat.name] = (ask.order, f"not READY when {why}")
+    # The grace is the same for a seat still starting: READY within it, it is asked then (its
+    # order goes out on READY) and its answer is waited for until the same deadline.
+    waiting = [ask for ask in asked if isinstance(ask, Unready)]
+    pending = {ask.stem: ask for ask in asked if isinstance(ask, Pending)}
     deadline = anyio.current_time() + grace_s
     while True:
+        for ask in [a for a in waiting if a.sent is not None]:  # READY: its order went out
+            waiting.remove(ask)
+            pending[ask.sent.stem] = ask.sent
         for stem in [s for s in pending if s in dispatch.arrived]:
             pending.pop(stem)
             dispatch.arrived.pop(stem)
         now = anyio.current_time()
-        if not pending or now >= deadline:
+        if not (pending or waiting) or now >= deadline:
             break
         message = await dispatch.roster.receive(deadline - now)
         if message is not None:
             dispatch.absorb(message)
+    for ask in waiting:
+        if dispatch.unready.pop(ask.seat.name, None) is not None:
+            # Recorded once it is READY: a seat dropped at READY never sat anything out.
+            dispatch.withdrawn[ask.seat.name] = (ask.order, f"not READY {grace_s:g}s after {why}")
     for stem, late in pending.items():
         if dispatch.in_flight.get(late.seat.name) is late:
             del dispatch.in_flight[late.seat.name]  # the seat is free for its next ACTION
