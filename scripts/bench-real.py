@@ -592,7 +592,8 @@ def recorded_run(
             "prompt_bytes": (record / call["prompt_file"]).stat().st_size,
         }
         for stem, call in state["calls"].items()
-        if call["cli"] in clients  # the simulator's calls reach no server
+        # The simulator's calls reach no server; a phase sat out (`skipped`) made no call.
+        if call["cli"] in clients and call["status"] != "skipped"
     ]
     requests = logged_requests(log, adapter_of)
     return {
