@@ -22,9 +22,10 @@ from council.debate.protocol import DEBATE
 from council.panel.run import start
 from council.progress import Progress
 from council.runner.confine import EXTRA_ENV, SUITE_ENV
-from fakes.install import install_fakes
 from panel.gate import SEEN, gated_project, gated_seat
 from panel.record import contribution
+
+from fakes.install import install_fakes
 
 # The fake claude, its CHALLENGE held until the transcript holds GATE_UNTIL.
 GATE = (
