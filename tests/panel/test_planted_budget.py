@@ -10,20 +10,15 @@ the machine's load. Every seat runs the fake claude, which prices each call.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from council.config import parse_config
-from council.debate.flags import DebateFlags
-from council.debate.protocol import DEBATE
-from council.panel.run import start
-from council.progress import Progress
 from council.runner.confine import EXTRA_ENV, SUITE_ENV
 from panel.gate import SEEN, gated_project, gated_seat
 from panel.record import contribution
+from panel.test_stragglers import debate
 
 from fakes.install import install_fakes
 
@@ -58,23 +53,16 @@ def test_a_seat_that_sat_a_phase_out_on_a_priced_cli_is_not_listed_unpriced(
         "claude-main": {"adapter": "claude", "command": [claude], "env": key},
         "claude-gated": critic,
     }
-    config = parse_config({"debate": {"hard_timeout_factor": 4.0}, "clis": clis})
-    run = start(
-        DEBATE,
-        DebateFlags(
-            question="Should this service cache sessions in Redis or Postgres?",
-            files=("app.py",),
-            advocate="claude-main",
-            critic="claude-gated",
-            lead="claude-main",
-            proxies=(),
-            rounds=3,
-            no_blind=True,
-            max_cost=100.0,
-        ),
-        config,
-        Progress(io.StringIO(), verbose=True),
-        cwd=project,
+    run, _ = debate(
+        project,
+        clis,
+        advocate="claude-main",
+        critic="claude-gated",
+        lead="claude-main",
+        proxies=(),
+        rounds=3,
+        no_blind=True,
+        max_cost=100.0,
     )
     assert run.exit_code == 0, run.error
     assert contribution(run, "critic", "REBUTTAL")["status"] == "skipped"
