@@ -372,6 +372,9 @@ def run_all(bugs: list[Bug], args: argparse.Namespace) -> tuple[list[Result], li
     with tempfile.TemporaryDirectory(
         prefix="plant-bugs-", dir=scratch_parent(bool(isolate))
     ) as scratch:
+        # Open to every user: the tests that run council as an ordinary user (`nobody`) must
+        # read the copy's code (tests/ordinary_user.py).
+        os.chmod(scratch, 0o755)
         jobs = max(1, min(args.jobs, len(bugs)))
         trees: queue.Queue[Path] = queue.Queue()
         for job in range(jobs):
