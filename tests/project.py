@@ -71,6 +71,24 @@ class Project:
             stdin=subprocess.DEVNULL,
         )
 
+    def run_with_reader_gone(self, *args: str) -> subprocess.CompletedProcess:
+        """`council ARGS | true`: stdout's reader gone before council writes a byte."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            return subprocess.run(
+                self.argv(*args),
+                cwd=self.root,
+                env=self.env(),
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                timeout=120,
+            )
+        finally:
+            os.close(write_end)
+
     def start(self, *args: str, **extra: str) -> subprocess.Popen:
         return subprocess.Popen(
             self.argv(*args),

@@ -7,31 +7,10 @@ stdout meets it, whatever the machine's speed."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 from project import QUESTION, Project
 
 BROKEN_PIPE = 141
-
-
-def with_reader_gone(project: Project, *args: str) -> subprocess.CompletedProcess:
-    """`council ARGS | true`, the reader gone before council writes anything."""
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        return subprocess.run(
-            project.argv(*args),
-            cwd=project.root,
-            env=project.env(),
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        os.close(write_end)
 
 
 def test_every_command_that_prints_exits_141_when_its_reader_went_away(tmp_path):
@@ -46,7 +25,7 @@ def test_every_command_that_prints_exits_141_when_its_reader_went_away(tmp_path)
     ]
     seen, said = {}, []
     for args in rows:
-        done = with_reader_gone(project, *args)
+        done = project.run_with_reader_gone(*args)
         said.append(done.stderr)
         clean = "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
         seen[" ".join(args[:2])] = (done.returncode, clean)
