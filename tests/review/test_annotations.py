@@ -97,3 +97,18 @@ def test_severities_map_to_each_ci_s_own_levels_and_out_of_scope_findings_are_le
     report = json.loads(render_gitlab({"findings": findings}))
     jsonschema.validate(report, GITLAB_SCHEMA)
     assert [i["severity"] for i in report] == ["critical", "major", "minor", "info"]
+
+
+@pytest.mark.parametrize(
+    ("line", "end_line", "lines"),
+    [
+        (4, None, {"begin": 4}),
+        (4, 4, {"begin": 4}),
+        (4, 5, {"begin": 4, "end": 5}),  # two lines: GitLab marks both
+        (4, 9, {"begin": 4, "end": 9}),
+        (None, None, {"begin": 1}),  # a finding on a file as a whole: its first line
+    ],
+)
+def test_a_findings_lines_are_the_lines_gitlab_marks(line, end_line, lines):
+    report = json.loads(render_gitlab({"findings": [finding(line=line, end_line=end_line)]}))
+    assert report[0]["location"] == {"path": "app.py", "lines": lines}

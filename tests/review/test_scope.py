@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from council.review.findings import Finding
+from council.review.markdown import render_markdown
 from council.review.merge import merge
 from council.review.sarif import render_sarif
 from council.review.scope import NOT_REVIEWED, OUTSIDE, place
@@ -93,3 +94,29 @@ def test_sarif_leaves_out_of_scope_findings_out():
         for r in sarif["runs"][0]["results"]
     ]
     assert uris == ["app.py"]
+
+
+def test_review_md_lists_an_out_of_scope_finding_only_under_out_of_scope():
+    reviews = {
+        "a": [Finding("critical", "app.py", 3, None, "SQL built by formatting")],
+        "b": [Finding("critical", "/etc/shadow", 1, None, "Shadow file is world readable")],
+    }
+    merged = [m.to_json("high") for m in merge(reviews, {}, ["a", "b"], ["a", "b"])]
+    placed = [place(f, REVIEWED, ROOT)[0] for f in merged]
+    result = {
+        "subject": "app.py",
+        "simulated": False,
+        "gate": {"fail_on": "high", "blocking": ["F1"]},
+        "reviewers": [],
+        "findings": placed,
+        "counts": {"critical": 1, "high": 0, "medium": 0, "low": 0},
+        "status": "completed",
+        "warnings": [],
+        "answered": 2,
+        "duration_s": 1.0,
+    }
+    text = render_markdown(result)
+    reviewed, _, outside = text.partition("## Out of scope (1)")
+    assert "## Critical (1)" in reviewed and "SQL built by formatting" in reviewed
+    assert "Shadow file is world readable" not in reviewed
+    assert "Shadow file is world readable (/etc/shadow:1)" in outside

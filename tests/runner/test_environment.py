@@ -98,3 +98,34 @@ def test_a_clis_fixed_variables_reach_every_run_of_it_a_warm_workers_too():
         adapter = adapter_for(name, {})
         assert adapter_env(adapter, {"PATH": "/bin"})[fixed] == "true"
         assert adapter_env(adapter, {}, overrides={"X": "1"})[fixed] == "true"
+
+
+# What a desktop session or a developer's shell carries that no CLI asked for: the clean room
+# keeps it out, whichever CLI runs (a user's XDG_CONFIG_HOME would point a CLI at their own
+# settings, SSH_AUTH_SOCK at their keys, NODE_OPTIONS or PYTHONPATH would change its code).
+SESSION = {
+    "XDG_CONFIG_HOME": "/home/u/.config",
+    "XDG_DATA_HOME": "/home/u/.local/share",
+    "XDG_RUNTIME_DIR": "/run/user/1000",
+    "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus",
+    "SSH_AUTH_SOCK": "/run/user/1000/ssh-agent",
+    "DISPLAY": ":0",
+    "NODE_OPTIONS": "--require /home/u/hook.js",
+    "PYTHONPATH": "/home/u/lib",
+    "GIT_ASKPASS": "/home/u/askpass",
+}
+
+
+def test_no_cli_receives_the_users_session_variables():
+    from council.adapters.registry import registered
+
+    for cli in registered():
+        adapter = adapter_for(cli)
+        env = adapter_env(adapter, {**SOURCE, **SESSION})
+        own = set(adapter.env_names) | set(adapter.fixed_env)
+        leaked = {
+            name
+            for name in SESSION
+            if name in env and name not in own and not name.startswith(tuple(adapter.env_prefixes))
+        }
+        assert leaked == set(), cli
