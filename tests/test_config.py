@@ -3,6 +3,7 @@ the key path and what was expected (exit 4)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 
@@ -199,3 +200,37 @@ def test_the_settings_every_run_reads_are_the_debate_keys_users_write(tmp_path):
     )
     for plan in (debate, review):
         assert {k: getattr(plan, k) for k in asdict(config.run)} == asdict(config.run)
+
+
+# Each CLI's flags that lift its approvals or its read-only sandbox, as its vendor documents
+# them (docs/spec/clis.md, "Never bypass approvals or sandboxes"), in each form a user may
+# write them: every one is refused in extra_args, in the config file, with exit 4.
+BYPASS_FLAGS = [
+    ("claude", ["--dangerously-skip-permissions"]),
+    ("claude", ["--allow-dangerously-skip-permissions"]),
+    ("claude", ["--permission-mode=bypassPermissions"]),
+    ("claude", ["--permission-mode", "bypassPermissions"]),
+    ("codex", ["--dangerously-bypass-approvals-and-sandbox"]),
+    ("codex", ["--full-auto"]),
+    ("codex", ["--yolo"]),
+    ("codex", ["--sandbox", "danger-full-access"]),
+    ("codex", ["-s=danger-full-access"]),
+    ("gemini", ["--yolo"]),
+    ("gemini", ["-y"]),
+    ("gemini", ["--approval-mode=yolo"]),
+    ("gemini", ["--approval-mode", "yolo"]),
+    ("qwen", ["--yolo"]),
+    ("qwen", ["--approval-mode", "yolo"]),
+    ("kimi", ["--yolo"]),
+    ("kimi", ["-y"]),
+    ("pi", ["--approve"]),
+]
+
+
+@pytest.mark.parametrize(("cli", "args"), BYPASS_FLAGS, ids=[" ".join(a) for _, a in BYPASS_FLAGS])
+def test_a_flag_that_lifts_a_clis_approvals_or_sandbox_is_refused(tmp_path, cli, args):
+    path = write(tmp_path, f"clis: {{{cli}: {{extra_args: {json.dumps(args)}}}}}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "bypass approvals or sandboxes" in str(caught.value)
+    assert caught.value.exit_code == 4

@@ -15,6 +15,7 @@ from fakes.install import expected_answer, expected_usage
 
 pytestmark = pytest.mark.anyio
 PROMPT = "ACTION: PROPOSAL\nQuestion: monolith or services?"
+SPEC_CLIS = Path(__file__).resolve().parents[2] / "docs" / "spec" / "clis.md"
 
 
 async def test_codex_runs_exec_read_only(fakes, seat_for):
@@ -23,6 +24,18 @@ async def test_codex_runs_exec_read_only(fakes, seat_for):
     assert argv[0] == "exec" and argv[-1] == "-"
     assert argv[argv.index("-s") + 1] == "read-only"
     assert not any("dangerously" in a or a in ("--full-auto", "--yolo") for a in argv)
+
+
+async def test_codex_exec_runs_with_the_argv_the_spec_gives_it(fakes, seat_for):
+    """docs/spec/clis.md's row for codex, up to the answer file: `--ephemeral` among it, so
+    no call leaves a session file in the user's CODEX_HOME."""
+    row = next(
+        line for line in SPEC_CLIS.read_text().splitlines() if line.startswith("| codex | `")
+    )
+    spec_argv = row.split("`")[1].split(" -o ")[0].split()[1:]  # after `codex`
+    await seat_for("codex").ask(PROMPT)
+    argv = answer_calls(fakes, "codex")[0]["argv"]
+    assert argv[: len(spec_argv)] == spec_argv
 
 
 def write_codex_config(home: Path, text: str, name: str = "config.toml") -> None:

@@ -61,4 +61,9 @@ async def test_a_run_that_reached_no_result_is_a_tool_error_and_one_that_did_is_
                 (tool, ended["status"], ended["exit_code"], result.is_error, again.is_error, footer)
             )
             wanted.append((tool, status, exit_code, is_error, is_error, True))
+            if tool == "debate" and is_error:
+                # The host's model is told why, in a line of its own, and is given no
+                # DECISION the run never reached.
+                assert ended["error"] and f"council: {ended['error']}" in text(result)
+                assert ended["decision_markdown"] == ""
     assert seen == wanted
