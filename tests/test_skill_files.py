@@ -258,6 +258,11 @@ def test_codex_gets_skills_in_the_project_and_in_codex_home(project):
     )
     assert moved.returncode == 0 and (project.home / "cx/skills/council/SKILL.md").is_file()
     assert not (project.home / ".codex").exists()
+    # Set but empty, as `export CODEX_HOME=` leaves it: codex's own default, not the cwd.
+    empty = project.run("skill", "install", "--host", "codex", "--scope", "user", CODEX_HOME="")
+    assert empty.returncode == 0, empty.stderr
+    assert (project.home / ".codex/skills/council/SKILL.md").is_file()
+    assert not (project.root / "skills").exists()
 
 
 def old_codex_prompt(project: Project) -> tuple[Path, Path]:
