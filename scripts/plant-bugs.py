@@ -181,12 +181,18 @@ def copy_tree(root: Path, into: Path) -> Path:
 def namespace_command(wanted: bool) -> list[str]:
     if not wanted or not shutil.which("unshare"):
         return []
+    # A private /tmp would hide a Python (or a checkout) that lives under /tmp, as in a CI
+    # job's clone there: then the runs keep the machine's /tmp, in a PID namespace still.
+    hidden = any(
+        Path(p).resolve().is_relative_to("/tmp") for p in (sys.executable, sys.prefix, ROOT)
+    )
+    setup = "true" if hidden else PRIVATE_TMP
     for command in ISOLATE:
-        probe = subprocess.run([*command, "sh", "-c", PRIVATE_TMP], capture_output=True)
+        probe = subprocess.run([*command, "sh", "-c", setup], capture_output=True)
         if probe.returncode == 0:
             # A shell as the namespace's pid 1 reaps orphans; `exit` keeps it from exec-ing
             # into pytest (pid 1 ignores the signals a bug might send it).
-            return [*command, "sh", "-c", PRIVATE_TMP + ' && "$@"; exit $?', "sh"]
+            return [*command, "sh", "-c", setup + ' && "$@"; exit $?', "sh"]
     return []
 
 
