@@ -203,7 +203,7 @@ def test_the_settings_every_run_reads_are_the_debate_keys_users_write(tmp_path):
 
 
 # Each CLI's flags that lift its approvals or its read-only sandbox, as its vendor documents
-# them (docs/spec/clis.md, "Never bypass approvals or sandboxes"), in each form a user may
+# them (docs/spec/clis.md, the first rule of the file), in each form a user may
 # write them: every one is refused in extra_args, in the config file, with exit 4.
 BYPASS_FLAGS = [
     ("claude", ["--dangerously-skip-permissions"]),
