@@ -19,8 +19,9 @@ Choices where the spec is silent (also in the README):
 - A seat has at most one ACTION in flight: `dispatch.ask` returns a straggler `Busy`, and
   `dispatch.gather` asks it once it is free if the phase still collects (its prompt gets its
   own late answer as `own_late`), else records it `skipped` (`busy`).
-- A blind take is asked only while the PROPOSAL is not in; one still running then is cut
-  short after `Tuning.blind_grace_s` (`skipped`, `late`), and a resumed run asks none.
+- Once the PROPOSAL is in, the blind takes get `Tuning.blind_grace_s` (a challenger READY
+  within it is asked then); what is not in by its end is cut (`skipped`, `late`: never
+  asked, or cancelled), and a resumed run with the PROPOSAL on record asks none.
 - The lead's calls run on a warm worker of its CLI started once the first CHALLENGE is out;
   the seats shut down as the DECISION begins.
 """
@@ -171,8 +172,9 @@ class Lead:
     async def proposal(self, round_no: int) -> None:
         """PROPOSAL, with the BLIND TAKE beside it: each challenger answers the question on
         its own while the advocate proposes. A blind take is of use only before the PROPOSAL
-        is in, so it never holds the debate: a challenger not READY by then is not asked, and
-        one still answering then is cancelled after a short grace (`skipped`, `late`)."""
+        is in, so it never holds the debate: once it is in, the blind takes get a short grace,
+        and a challenger not READY by its end is not asked, one still answering then is
+        cancelled (`skipped`, `late`)."""
         await self.journal.enter("PROPOSAL", round_no)
         files = files_block(self.context, self.fences)
         asked = await self.dispatch.ask(
