@@ -76,13 +76,15 @@ async def test_a_setsid_double_fork_env_i_grandchild_is_killed_when_its_call_end
 def test_councils_own_children_are_never_adopted_ones(tmp_path):
     from council.runner.local import run_local
 
+    # What other tests of this worker process left registered is theirs, not this run's.
+    before = set(reaper._spawned)
     with reaper.subreaper():
         done = run_local(
             [sys.executable, "-c", "print('git stands in')"], cwd=tmp_path, timeout_s=20
         )
     assert done.returncode == 0
     # Registered while it ran, forgotten once reaped.
-    assert not reaper._spawned
+    assert reaper._spawned == before
 
 
 def test_an_adopted_process_goes_to_the_only_call_that_could_have_made_it(monkeypatch):
