@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from context.secrets_corpus import find_leaks, plant_secret_corpus, read_tree
+from council.panel.calls import BLIND_GRACE_ENV
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 
@@ -26,7 +27,7 @@ def council(tmp_path: Path, project: Path, bin_dir: Path, *args: str):
         "HOME": str(home),
         "LANG": "C.UTF-8",
         EXTRA_WRITABLE: str(bin_dir / ".fake"),  # the fakes' call logs
-        **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", SUITE_ENV)},
+        **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", SUITE_ENV, BLIND_GRACE_ENV)},
     }
     return subprocess.run(
         [sys.executable, "-m", "council", "debate", *args],

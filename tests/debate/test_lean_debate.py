@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from council.panel.calls import BLIND_GRACE_ENV
 from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 
@@ -50,7 +51,7 @@ def debate(tmp_path: Path):
         "HOME": str(home),
         "LANG": "C.UTF-8",
         EXTRA_WRITABLE: str(fakes.bin_dir / ".fake"),  # the fakes' call logs
-        **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", SUITE_ENV)},
+        **{k: v for k, v in os.environ.items() if k in ("PYTHONPATH", SUITE_ENV, BLIND_GRACE_ENV)},
     }
 
     def run(
