@@ -7,28 +7,13 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 
-from project import QUESTION, Project, validate, wait_for
+from project import QUESTION, Project, held_sim, validate, wait_for
 
 from fakes.install import install_fakes
-
-# A simulator seat whose answer to GATE_PHASE waits until the file GATE_FILE exists, so a test
-# can let that answer in at the moment it chooses.
-FILE_GATED_SIM = """\
-import os, subprocess, sys, time
-
-argv = sys.argv[1:]
-prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
-if f"ACTION: {os.environ['GATE_PHASE']}\\n".encode() in prompt:
-    while not os.path.exists(os.environ["GATE_FILE"]):
-        time.sleep(0.02)
-sim = [sys.executable, "-m", "council.sim", *argv]
-sys.exit(subprocess.run(sim, input=prompt).returncode)
-"""
 
 
 @pytest.fixture
@@ -54,12 +39,7 @@ def test_a_warm_blind_take_still_running_when_the_proposal_is_in_has_its_session
 ):
     fakes = install_fakes(tmp_path / "bin")
     gate = tmp_path / "proposal-may-answer"
-    script = tmp_path / "gated_advocate.py"
-    script.write_text(FILE_GATED_SIM)
-    project.write_config(
-        f"clis:\n  sim-gated:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
-        f"    env:\n      GATE_FILE: {gate}\n      GATE_PHASE: PROPOSAL\n"
-    )
+    project.write_config("clis:\n" + held_sim(project, "sim-gated", phase="PROPOSAL", until=gate))
     fakes.set("gemini", "hang")  # the critic's blind take never ends by itself
     council = project.start(
         "debate", QUESTION, "--files", "app.py", "--advocate", "sim-gated",
@@ -213,12 +193,10 @@ def test_a_resumed_run_does_not_ask_again_for_a_blind_take_skipped_late(
     # The critic's blind take takes 30 s: it is cut short once the PROPOSAL is in. The run is
     # interrupted while the advocate's RESPOND waits for a file, then resumed.
     gate = tmp_path / "respond-may-answer"
-    script = tmp_path / "gated_advocate.py"
-    script.write_text(FILE_GATED_SIM)
     project.write_config(
-        f"clis:\n  sim-gated:\n    adapter: sim\n    command: [{sys.executable}, -I, {script}]\n"
-        f"    env:\n      GATE_FILE: {gate}\n      GATE_PHASE: RESPOND\n"
-        "  sim-slowblind:\n    adapter: sim\n    env:\n"
+        "clis:\n"
+        + held_sim(project, "sim-gated", phase="RESPOND", until=gate)
+        + "  sim-slowblind:\n    adapter: sim\n    env:\n"
         "      COUNCIL_SIM_DELAY: '30'\n      COUNCIL_SIM_PHASES: BLIND_TAKE\n"
     )
     flags = ("--advocate", "sim-gated", "--critic", "sim-slowblind", "--lead", "sim")

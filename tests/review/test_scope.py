@@ -70,13 +70,18 @@ def test_a_finding_about_no_one_file_stays_in_scope():
     assert placed["out_of_scope"] is None and warning is None
 
 
-def test_sarif_leaves_out_of_scope_findings_out():
+def one_finding_in_scope_one_outside() -> list[dict]:
+    """Two reviewers' findings, merged and placed: one on app.py, one on /etc/shadow."""
     reviews = {
         "a": [Finding("critical", "app.py", 3, None, "SQL built by formatting")],
         "b": [Finding("critical", "/etc/shadow", 1, None, "Shadow file is world readable")],
     }
     merged = [m.to_json("high") for m in merge(reviews, {}, ["a", "b"], ["a", "b"])]
-    placed = [place(f, REVIEWED, ROOT)[0] for f in merged]
+    return [place(f, REVIEWED, ROOT)[0] for f in merged]
+
+
+def test_sarif_leaves_out_of_scope_findings_out():
+    placed = one_finding_in_scope_one_outside()
     result = {
         "id": "review-1",
         "subject": "app.py",
@@ -97,12 +102,7 @@ def test_sarif_leaves_out_of_scope_findings_out():
 
 
 def test_review_md_lists_an_out_of_scope_finding_only_under_out_of_scope():
-    reviews = {
-        "a": [Finding("critical", "app.py", 3, None, "SQL built by formatting")],
-        "b": [Finding("critical", "/etc/shadow", 1, None, "Shadow file is world readable")],
-    }
-    merged = [m.to_json("high") for m in merge(reviews, {}, ["a", "b"], ["a", "b"])]
-    placed = [place(f, REVIEWED, ROOT)[0] for f in merged]
+    placed = one_finding_in_scope_one_outside()
     result = {
         "subject": "app.py",
         "simulated": False,
