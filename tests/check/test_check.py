@@ -44,6 +44,11 @@ def test_agreeing_seats_are_unanimous_and_exit_0(project):
     assert len(prompts) == 1  # the same prompt, byte for byte, for every seat
     (prompt,) = prompts
     assert "## Options\n- Redis\n- Postgres\n" in prompt and "ROLE:" not in prompt
+    # A check is a poll: the seats are not told they are in a debate.
+    assert prompt.startswith(
+        "IMPORTANT: You are an independent analyst in a structured technical poll."
+    )
+    assert "- Answer only the poll task below" in prompt and "debate" not in prompt.lower()
     assert project.sim_calls() == {"CHECK": 2}  # one call per seat, nothing else
 
 
@@ -152,6 +157,10 @@ def test_debate_from_a_check_reuses_its_answers_as_blind_takes(project):
         if json.loads(line)["kind"] == "dm"
     ]
     assert "BLIND_TAKE" not in {m["action"] for m in asked}
+    said = (debate / "transcript.jsonl").read_text()
+    # The transcript says where a copied take came from, not that this run recorded it.
+    assert f"reused critic-r1 from check {check_id}/critic-r1" in said
+    assert "reused critic-r1 from the record" not in said
     state = json.loads((debate / "state.json").read_text())
     assert "copied from " + check_id in state["calls"]["critic-r1"]["detail"]
     assert (debate / "critic-r1-reply.md").read_text() == answers["critic"]

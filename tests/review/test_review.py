@@ -23,8 +23,8 @@ from review.helpers import (
     validate_sarif,
 )
 
-HEADER = (Path(__file__).resolve().parents[2] / "prompts" / "header.md.j2").read_text()
-HEADER = HEADER.split("{{", 1)[0]  # up to the word limit, which each prompt fills in
+# The isolation header every prompt starts with, naming the work as a review, not a debate.
+HEADER = "IMPORTANT: You are an independent analyst in a structured technical code review.\n"
 
 
 @pytest.fixture
@@ -48,6 +48,8 @@ def test_a_simulated_review_writes_its_record_and_three_valid_outputs(project):
             assert (record / f"{stem}-{suffix}").is_file(), f"{stem}-{suffix}"
         prompt = (record / f"{stem}-prompt.md").read_text()
         assert prompt.startswith(HEADER)  # the isolation header, as every prompt
+        assert "- Answer only the code review task below, directly, in at most" in prompt
+        assert "debate" not in prompt.lower()
     blind = {(record / f"{s}-r1-prompt.md").read_text() for s in ("reviewer-sim", "reviewer-sim-2")}
     assert len(blind) == 1  # the same blind prompt, byte for byte, for every reviewer
     assert [f["severity"] for f in result["findings"]] == ["critical", "high", "medium", "low"]

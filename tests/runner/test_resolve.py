@@ -73,7 +73,23 @@ async def test_a_missing_user_defined_cli_names_its_command_and_no_install_step(
     resolution = await resolve_tool(adapter)
     assert resolution.adapter is adapter
     assert (resolution.found, resolution.tool) == (False, None)
-    assert resolution.problem == "`council-test-no-such-cli` not found on PATH"
+    assert resolution.problem == (
+        "`council-test-no-such-cli` not found on PATH; check `clis.mine.command` in your config"
+    )
+
+
+@pytest.mark.parametrize("name", ["claude", "sim"])
+async def test_a_built_in_cli_whose_command_the_config_names_points_at_the_config_not_an_install(
+    name,
+):
+    # A wrapper the user named is not brought back by the vendor's npm package (or by
+    # reinstalling council for the simulator): the fix is in the config.
+    config = parse_config({"clis": {name: {"command": ["council-test-no-such-wrapper"]}}})
+    resolution = await resolve_tool(adapter_for(name, config.clis))
+    assert resolution.problem == (
+        f"`council-test-no-such-wrapper` not found on PATH; check `clis.{name}.command` in your"
+        " config"
+    )
 
 
 async def test_a_cli_without_a_version_probe_is_ready_unrun_with_an_unknown_version(tmp_path):

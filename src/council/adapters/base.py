@@ -295,6 +295,13 @@ class Adapter:
     def command(self) -> tuple[str, ...]:
         return self.settings.command or (self.binary,)
 
+    def missing_hint(self) -> str:
+        """What to do when `command()[0]` is not on PATH. A command the config names is the
+        user's own (a wrapper, a path): installing the vendor's package would not bring it."""
+        if self.settings.command:
+            return f"check `clis.{self.display_name}.command` in your config"
+        return f"install: {self.install_hint}" if self.install_hint else ""
+
     def locate(self) -> tuple[str, ...] | None:
         """The argv prefix that starts this CLI here, or None when it is not installed."""
         command = self.command()

@@ -157,7 +157,7 @@ class KimiAdapter(WarmMode, KeepsState):
             room_files[PROMPT_FILE] = prompt
             prompt = (
                 f"Read the file {PROMPT_FILE} in the current directory and carry out the "
-                "debate task it contains, following its instructions exactly."
+                "task it contains, following its instructions exactly."
             )
         argv = [*tool.command, "-p", prompt, "--output-format", "stream-json"]
         # A prompt handed over in a file needs the read tool: not lean then.

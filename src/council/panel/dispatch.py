@@ -114,7 +114,9 @@ class Dispatch:
         stem = stem or f"{seat.name}-r{round_no}"
         stored = state.contribution(stem)
         if stored is not None and stored.answered:
-            await self.journal.note(f"reused {stem} from the record", stem=stem)
+            # A check's answer copied in by `debate --from` was never this run's call.
+            where = f"check {stored.copied_from}" if stored.copied_from else "the record"
+            await self.journal.note(f"reused {stem} from {where}", stem=stem)
             progress.seat(seat.name, phase=phase, state="reused", words=stored.words)
             return stored
         order = Order(seat, phase, round_no, template, limit, stem, vote, whole, values)

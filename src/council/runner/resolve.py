@@ -28,8 +28,8 @@ async def resolve_tool(adapter: Adapter, timeout_s: float = PROBE_TIMEOUT_S) -> 
     with what breaks and the way round (`Adapter.known_broken`)."""
     command = adapter.locate()
     if command is None:
-        hint = f"; install: {adapter.install_hint}" if adapter.install_hint else ""
-        missing = f"`{adapter.command()[0]}` not found on PATH{hint}"
+        hint = adapter.missing_hint()
+        missing = f"`{adapter.command()[0]}` not found on PATH" + (f"; {hint}" if hint else "")
         return Resolution(adapter, None, problem=missing, found=False)
     version_args = adapter.version_argv()
     if version_args is None:
