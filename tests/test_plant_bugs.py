@@ -307,3 +307,30 @@ def test_a_test_that_fails_then_passes_alone_is_flaky_and_left_out(tmp_path, tre
         f"plant-bugs: flaky (failed with the others, passed alone): {flaky}; left out of every "
         "bug's run"
     ) in done.stderr.splitlines()
+
+
+SHIPPED_LISTS = sorted((SCRIPT.parent).glob("planted-bugs*.yaml"))
+
+
+@pytest.mark.parametrize("bug_list", SHIPPED_LISTS, ids=lambda path: path.name)
+def test_every_shipped_bug_still_applies_and_names_tests_that_exist(bug_list):
+    # A refactor that moves the code a planted bug targets makes it "did not apply", which
+    # is a hole in the measure nobody sees until the next on-demand run: say it here.
+    root = SCRIPT.parents[1]
+    check = subprocess.run(
+        [sys.executable, str(SCRIPT), "--list", str(bug_list), "--check"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    bugs = yaml.safe_load(bug_list.read_text())
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.splitlines()[-1] == f"{len(bugs)} of {len(bugs)} bugs apply"
+    missing = [
+        (bug["id"], test)
+        for bug in bugs
+        for test in bug["tests"]
+        if not (root / test.split("::", 1)[0]).exists()
+    ]
+    assert missing == []
