@@ -61,3 +61,22 @@ def test_the_user_scope_record_follows_xdg_data_home(tmp_path: Path):
     )
     assert gone.returncode == 0, gone.stderr
     assert not (data / "council" / "installed.json").exists()
+
+
+def test_install_over_identical_files_whose_record_is_gone_goes_through(tmp_path: Path):
+    # Files copied by hand, or a deleted `.council/installed.json`: a target that already
+    # holds exactly what council would write is nothing of the user's to protect.
+    project = Project(tmp_path)
+    assert project.run("skill", "install", "--host", "claude", "--scope", "project").returncode == 0
+    written = {p: (project.root / p).read_bytes() for p in files_under(project.root, ".claude")}
+    (project.root / ".council" / "installed.json").unlink()
+    again = project.run("skill", "install", "--host", "claude", "--scope", "project")
+    assert again.returncode == 0, again.stderr
+    assert "not overwriting" not in again.stderr
+    assert {p: (project.root / p).read_bytes() for p in files_under(project.root, ".claude")} == (
+        written
+    )
+    assert (project.root / ".council" / "installed.json").is_file()  # known again: uninstall works
+    gone = project.run("skill", "uninstall", "--host", "claude", "--scope", "project")
+    assert gone.returncode == 0, gone.stderr
+    assert not (project.root / ".claude").exists()

@@ -195,6 +195,25 @@ def test_a_debate_is_written_down_once(project):
     ]
 
 
+def test_a_debate_whose_decision_was_never_synthesized_is_not_written_down(project):
+    # The lead's DECISION call fails: the debate ends degraded with the debate as it stands,
+    # which is no decision to record as accepted.
+    run = project.run(
+        "debate", QUESTION, "--sim", "--json",
+        COUNCIL_SIM_EXIT="1", COUNCIL_SIM_STDERR="internal error", COUNCIL_SIM_PHASES="DECISION",
+    )  # fmt: skip
+    assert run.returncode == 5, run.stderr
+    result = json.loads(run.stdout)
+    assert (result["status"], result["decision"]["synthesized"]) == ("degraded", False)
+    refused = project.run("adr", "last")
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"council: {result['id']} ended degraded without a DECISION; an ADR needs a finished "
+        f"debate (council resume {result['id']}, or run it again)\n"
+    )
+    assert not (project.root / "docs").exists()
+
+
 def test_a_review_is_no_debate_to_write_down(project):
     (project.root / "service.py").write_text("import os\nos.system(input())\n")
     review = project.run("review", "--files", "service.py", "--sim", "--format", "json")
