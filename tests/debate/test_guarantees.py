@@ -180,7 +180,7 @@ def test_every_prompt_sent_to_a_cli_starts_with_the_whole_isolation_header_of_th
     for prompt in prompts:
         stem = prompt.name.removesuffix("-prompt.md")
         limit = limits.get(prompt.name) or lead_limit(stem)
-        expected = header.replace("{limit}", str(limit))
+        expected = header.replace("{limit}", str(limit)).replace("{work}", "debate")
         for key in ("nonce", "canary"):
             expected = expected.replace(f"{{{key}}}", fences[key])
         text = prompt.read_text(encoding="utf-8")
