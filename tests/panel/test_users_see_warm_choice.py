@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from project import QUESTION, Project, validate
+from project import Project, debate_on_fakes
 
 from fakes.install import install_fakes
 
@@ -73,21 +73,7 @@ def test_each_seat_runs_warm_or_spawned_as_the_flags_and_config_say(
     fakes = install_fakes(tmp_path / "bin")
     if config:
         project.write_config(config)
-    run = project.run(
-        "debate",
-        QUESTION,
-        "--files",
-        "app.py",
-        *SEATS,
-        "--rounds",
-        "2",
-        "--json",
-        *flags,
-        PATH=fakes.path_env(project.env()["PATH"]),
-    )
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout)
-    validate(result)
+    result = debate_on_fakes(project, fakes, *SEATS, "--rounds", "2", *flags)
     assert modes(result["seats"]) == expected
     recorded = json.loads((project.record() / "result.json").read_text())
     assert modes(recorded["seats"]) == expected
