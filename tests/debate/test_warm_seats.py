@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from project import QUESTION, Project, debate_on_fakes, validate, wait_for
+from project import QUESTION, Project, debate_on_fakes, wait_for
 
 from fakes.install import install_fakes
 
