@@ -126,6 +126,24 @@ class Project:
 READY_S = 5.0
 
 
+def debate_on_fakes(project: Project, fakes, *args: str) -> dict:
+    """`council debate QUESTION --files app.py ARGS --json` with the fake CLIs (tests/fakes)
+    first on PATH: it exits 0 and its result validates."""
+    run = project.run(
+        "debate",
+        QUESTION,
+        "--files",
+        "app.py",
+        *args,
+        "--json",
+        PATH=fakes.path_env(project.env()["PATH"]),
+    )
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    validate(result)
+    return result
+
+
 def validate(result: dict) -> None:
     jsonschema.Draft202012Validator(result_schema()).validate(result)
 

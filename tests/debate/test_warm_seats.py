@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from project import QUESTION, Project, validate, wait_for
+from project import QUESTION, Project, debate_on_fakes, wait_for
 
 from fakes.install import install_fakes
 
@@ -25,22 +25,7 @@ def project(tmp_path: Path) -> Project:
 
 
 def debate(project: Project, fakes, *flags: str) -> dict:
-    run = project.run(
-        "debate",
-        QUESTION,
-        "--files",
-        "app.py",
-        *SEATS,
-        "--rounds",
-        "2",
-        "--json",
-        *flags,
-        PATH=fakes.path_env(project.env()["PATH"]),
-    )
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout)
-    validate(result)
-    return result
+    return debate_on_fakes(project, fakes, *SEATS, "--rounds", "2", *flags)
 
 
 def warm_turns(fakes) -> list[dict]:
@@ -175,25 +160,9 @@ def test_kimi_cli_without_a_kimi_login_spawns_per_call_and_says_why(
 ):
     fakes = install_fakes(tmp_path / "bin")
     fakes.set("kimi", variant="kimi-cli")
-    run = project.run(
-        "debate",
-        QUESTION,
-        "--files",
-        "app.py",
-        "--advocate",
-        "sim",
-        "--critic",
-        "kimi",
-        "--lead",
-        "sim",
-        "--rounds",
-        "2",
-        "--json",
-        PATH=fakes.path_env(project.env()["PATH"]),
+    result = debate_on_fakes(
+        project, fakes, "--advocate", "sim", "--critic", "kimi", "--lead", "sim", "--rounds", "2"
     )
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout)
-    validate(result)
     critic = next(s for s in result["seats"] if s["name"] == "critic")
     assert critic["worker"]["mode"] == "spawn" and "logged in" in critic["worker"]["problem"]
     assert critic["status"] == "ok" and critic["calls"] >= 1
