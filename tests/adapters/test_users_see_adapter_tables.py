@@ -209,6 +209,14 @@ WAITS = [
     ("HTTP 429 Too Many Requests\nRetry-After: 7", 7.0),
     ("Error code: 429 - {'error': {'message': 'rate limit'}} retry-after: 1.5", 1.5),
     ("rate_limit_error: retry after 500ms", 0.5),
+    ("Rate limited; retry in 30s", 30.0),
+    ("429 Too Many Requests. Try again in 1m30s.", 90.0),
+    ("Rate limit: try again in 2 minutes and 30 seconds", 150.0),
+    ("Rate limit reached. Please retry after 1 hour.", 3600.0),
+    ("Quota exceeded. Please try again in 2 hours", 7200.0),
+    # The header's number is seconds: the next line's first letter is no unit.
+    ("HTTP 429 Too Many Requests\nRetry-After: 7\nmessage: slow down", 7.0),
+    ("rate limited\nRetry-After: 9\nserver: envoy", 9.0),
     ("You have hit your usage limit (429). Your limit resets in 1h 2m 3s", 3723.0),
 ]
 
