@@ -1,82 +1,32 @@
-"""What each vendor CLI is asked and what council reads back, one table per concern, with a
-row for every registered CLI (a CLI added to the registry without a row here fails
-`test_every_registered_cli_has_a_row`). Written from docs/spec/clis.md, config.md and the
-README: the exact argv a seat's model and effort become, the wait a rate limit's message
-buys, the model reported as the one that served, and the isolation flags that are always
-there."""
+"""What each vendor CLI is asked and how its failures are read, one table per concern, with a
+row for every registered CLI (rows in adapter_tables.py; a CLI added to the registry without a
+row fails `test_every_registered_cli_has_a_row`). Written from docs/spec/clis.md, config.md
+and the README: the exact argv a seat's model and effort become (flag, preset and
+council.yaml in their order), and the wait a rate limit's message buys. The served model and
+the isolation flags: test_users_see_adapter_tables_output.py."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from adapter_tables import (
+    EFFORT_MARKS,
+    IDS,
+    PROMPT,
+    ROWS,
+    TOOLS,
+    argv_of,
+    contains,
+    effort_args,
+    model_args,
+    request,
+)
 
 from council.adapters import adapter_for, registered
-from council.adapters.base import CliSettings, RawResult, Request, Status, Tool
+from council.adapters.base import RawResult, Status
 from council.config import parse_config
 from council.debate.flags import DebateFlags
 from council.debate.plan import resolve_plan
 from council.runner import RetryPolicy
-
-PROMPT = "ACTION: PROPOSAL\nQuestion: one queue or two?\n"
-SERVED = Path(__file__).parents[1] / "data" / "served"
-
-# Each CLI as a tool of the version its contract tests run; kimi is two programs behind one
-# binary, told apart by `kimi --version`, each with its own argv.
-TOOLS: dict[str, tuple[Tool, ...]] = {
-    "claude": (Tool("claude", ("claude",), "2.1.332"),),
-    "codex": (Tool("codex", ("codex",), "0.171.0"),),
-    "gemini": (Tool("gemini", ("gemini",), "0.61.0"),),
-    "qwen": (Tool("qwen", ("qwen",), "0.24.4"),),
-    "kimi": (
-        Tool("kimi", ("kimi",), "1.51.0", "kimi-cli"),
-        Tool("kimi", ("kimi",), "2.1.0", "kimi-code"),
-    ),
-    "pi": (Tool("pi", ("pi",), "1.6.0"),),
-    "sim": (Tool("sim", ("council-sim",)),),
-}
-ROWS = [(t.name, t) for name in registered() for t in TOOLS.get(name, ())]
-IDS = [f"{name}-{tool.variant or tool.version}" for name, tool in ROWS]
-
-
-def model_args(cli: str, model: str) -> list[str]:
-    """The argv a model becomes (clis.md "model / effort"; README's headless argv)."""
-    return {"claude": ["--model", model], "pi": ["--model", model], "sim": ["--model", model]}.get(
-        cli, ["-m", model]
-    )
-
-
-def effort_args(tool: Tool, effort: str) -> list[str]:
-    """The argv an effort becomes; [] for a CLI that takes no effort setting (gemini, qwen,
-    kimi-code) and for kimi-cli below thinking's threshold (its effort is thinking on/off)."""
-    if tool.name in ("claude", "sim"):
-        return ["--effort", effort]
-    if tool.name == "codex":
-        return ["-c", f'model_reasoning_effort="{effort}"']
-    if tool.name == "pi":
-        return ["--thinking", effort]
-    if tool.variant == "kimi-cli" and effort in ("high", "xhigh", "max"):
-        return ["--thinking"]
-    return []
-
-
-# Every form an effort can take on the command line, so "no effort" is checked as no trace.
-EFFORT_MARKS = ("--effort", "--thinking", "model_reasoning_effort")
-
-
-def argv_of(tool: Tool, request: Request, **settings) -> tuple[str, ...]:
-    clis = {tool.name: CliSettings(name=tool.name, adapter=tool.name, **settings)}
-    return adapter_for(tool.name, clis).build(tool, request).argv
-
-
-def request(tmp_path: Path, **fields) -> Request:
-    return Request(prompt="Say hi.", room=tmp_path, answer_path=tmp_path / "answer.txt", **fields)
-
-
-def contains(argv: tuple[str, ...] | list[str], part: list[str]) -> bool:
-    n = len(part)
-    return any(list(argv[i : i + n]) == part for i in range(len(argv) - n + 1))
 
 
 def test_every_registered_cli_has_a_row():
@@ -244,6 +194,12 @@ def test_without_a_stated_time_the_backoff_is_5_then_10_seconds_then_no_retry(cl
     )
 
 
+def test_the_backoff_doubles_from_5_seconds_up_to_60():
+    policy = RetryPolicy(jitter=0, rate_limit_retries=6)
+    waits = [policy.delay(Status.RATE_LIMITED, n, None) for n in range(7)]
+    assert waits == [5.0, 10.0, 20.0, 40.0, 60.0, 60.0, None]
+
+
 # What the CLIs print (clis.md "Failure signatures") -> status; auth is never retried, an
 # error once after 1 s, a rate limit after its backoff.
 KINDS = [
@@ -254,8 +210,10 @@ KINDS = [
     ),
     ("Error: [429] RESOURCE_EXHAUSTED: quota exceeded", Status.RATE_LIMITED),
     ("API Error: 500 Internal server error", Status.RATE_LIMITED),
+    ("ApiError: RESOURCE_EXHAUSTED, slow down", Status.RATE_LIMITED),
     ("provider.rate_limit: 429 slow down", Status.RATE_LIMITED),
     ("Not logged in · Please run /login", Status.AUTH),
+    ('API Error: 401 {"type":"error","error":{"type":"authentication_error"}}', Status.AUTH),
     ("unexpected status 401 Unauthorized: invalid key", Status.AUTH),
     ("Error: invalid x-api-key", Status.AUTH),
     ("403 Forbidden", Status.AUTH),
@@ -272,102 +230,3 @@ def test_each_failure_is_classified_and_retried_as_the_spec_says(cli, tool, mess
     verdict = adapter_for(cli).classify(RawResult(1, message, ""), PROMPT)
     assert verdict.status is status, verdict
     assert RetryPolicy(jitter=0).delay(verdict.status, 0, verdict.retry_after_s) == RETRY[status]
-
-
-# -- 3. the model that served, as each CLI names it ------------------------------------------
-
-
-def claude_usage(*models: tuple[str, int]) -> str:
-    payload = json.loads((SERVED / "claude-2.1.332.json").read_text())
-    template = next(iter(payload["modelUsage"].values()))
-    payload["modelUsage"] = {name: {**template, "outputTokens": out} for name, out in models}
-    return json.dumps(payload)
-
-
-SERVED_ROWS = [
-    # (cli, what it printed on stdout) -> the models reported, the one that answered first
-    ("claude", (SERVED / "claude-2.1.332.json").read_text(), ("fake-model",)),
-    (
-        "claude",
-        claude_usage(("claude-haiku-4-5", 12), ("claude-opus-4-5", 900)),
-        ("claude-opus-4-5", "claude-haiku-4-5"),
-    ),
-    (
-        "claude",
-        claude_usage(("claude-sonnet-4-5", 700), ("claude-haiku-4-5", 30)),
-        ("claude-sonnet-4-5", "claude-haiku-4-5"),
-    ),
-    ("gemini", (SERVED / "gemini-0.61.0.json").read_text(), ("fake-model",)),
-    ("qwen", (SERVED / "qwen-0.15.10.json").read_text(), ("fake-model",)),
-    ("pi", (SERVED / "pi-1.6.0.jsonl").read_text(), ("fakemodel/fake-model",)),
-    ("codex", (SERVED / "codex-0.171.0-exec.jsonl").read_text(), ()),
-    ("kimi", "Hello from kimi.\n", ()),
-]
-
-
-@pytest.mark.parametrize(("cli", "stdout", "served"), SERVED_ROWS)
-def test_the_served_model_is_the_one_the_cli_names(cli, stdout, served):
-    result = RawResult(0, stdout, "", output_format="json")
-    assert adapter_for(cli).read_model(result) == served
-
-
-def test_every_registered_cli_has_a_served_model_row():
-    assert set(registered()) - {"sim"} <= {row[0] for row in SERVED_ROWS}
-
-
-@pytest.mark.parametrize(("cli", "tool"), ROWS, ids=IDS)
-def test_the_model_council_asked_for_is_never_reported_as_served(tmp_path, cli, tool):
-    # Nothing printed names a model: the call is "not reported", whatever council asked for.
-    adapter = adapter_for(cli, {cli: CliSettings(name=cli, adapter=cli, model="asked-model")})
-    assert adapter.read_model(RawResult(0, "Hello.\n", "")) == ()
-
-
-# -- 4. isolation: the read-only and clean-room flags are always there ---------------------
-
-# clis.md "read-only / isolation" and README's headless argv, per CLI (and kimi program).
-ISOLATION: dict[str, list[list[str]]] = {
-    "claude": [["--setting-sources", ""], ["--strict-mcp-config"], ["--no-session-persistence"]],
-    "codex": [["-s", "read-only"], ["--ephemeral"]],
-    "gemini": [["--approval-mode", "plan"]],
-    "qwen": [["--approval-mode", "plan"]],
-    "pi": [["--no-session"], ["--no-context-files"], ["--no-approve"], ["--no-mcp"]],
-    "kimi-cli": [["--plan"]],
-    "kimi-code": [],
-    "sim": [],
-}
-ISOLATION_ENV = {
-    "gemini": {"GEMINI_CLI_TRUST_WORKSPACE": "true", "GEMINI_CLI_NO_RELAUNCH": "true"},
-    "qwen": {"QWEN_CODE_NO_RELAUNCH": "true", "QWEN_CODE_SAFE_MODE": "true"},
-}
-SETUPS = [
-    ("plain", {}, {}),
-    ("lean", {"lean_prompt": "You are a seat."}, {}),
-    ("extra-args", {}, {"extra_args": ("--verbose",)}),
-    (
-        "lean-extra-args-model-effort",
-        {"lean_prompt": "S", "model": "m", "effort": "max"},
-        {"extra_args": ("--debug",)},
-    ),
-    ("lean-off-in-config", {"lean_prompt": "S"}, {"lean": False}),
-]
-
-
-@pytest.mark.parametrize(("setup", "fields", "settings"), SETUPS, ids=[s[0] for s in SETUPS])
-@pytest.mark.parametrize(("cli", "tool"), ROWS, ids=IDS)
-def test_isolation_flags_are_always_in_the_argv(tmp_path, cli, tool, setup, fields, settings):
-    clis = {cli: CliSettings(name=cli, adapter=cli, **settings)}
-    adapter = adapter_for(cli, clis)
-    invocation = adapter.build(tool, request(tmp_path, **fields))
-    for part in ISOLATION[tool.variant or cli]:
-        assert contains(invocation.argv, part), (part, invocation.argv)
-    env = {**adapter.fixed_env, **invocation.env}
-    for name, value in ISOLATION_ENV.get(cli, {}).items():
-        assert env.get(name) == value, (name, env)
-
-
-@pytest.mark.parametrize("fields", [{}, {"lean_prompt": "S"}], ids=["plain", "lean"])
-def test_spawned_claude_offers_only_read_tools_or_none(tmp_path, fields):
-    argv = argv_of(TOOLS["claude"][0], request(tmp_path, **fields), extra_args=("--verbose",))
-    tools = "" if fields else "Read,Grep,Glob"
-    assert contains(argv, ["--tools", tools]), argv
-    assert argv.count("--tools") == 1, argv
