@@ -40,32 +40,36 @@ AUTH_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     )
 )
 
+# A duration's unit ends where the word does ("2 mins", never the "m" of "2 more"), and on
+# its own line: a header's next line ("Retry-After: 7" then "message: ...") is no unit.
+_UNIT = r"(?:ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)(?![a-z])"
+_DURATION = rf"(?:\d+(?:\.\d+)?[ \t]*{_UNIT}[ \t,]*(?:and[ \t]+)?)+"
 _RETRY_AFTER = (
-    re.compile(r"retry[- ]after\W{0,3}(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)?", re.I),
-    re.compile(
-        r"(?:try again|retry) in\s+(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?|m|min|minutes?)", re.I
-    ),
-    re.compile(r"resets? in\s+((?:\d+\s*[hms]\w*\s*)+)", re.I),
+    # HTTP's Retry-After is a bare number of seconds.
+    re.compile(rf"retry[- ]after\W{{0,3}}({_DURATION}|\d+(?:\.\d+)?)", re.I),
+    re.compile(rf"(?:try again|retry|resets?) in[ \t]+({_DURATION})", re.I),
 )
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(h|m|s)", re.I)
+_DURATION_PART = re.compile(rf"(\d+(?:\.\d+)?)[ \t]*({_UNIT})", re.I)
 
 
 def parse_retry_after(text: str) -> float | None:
-    """Seconds until a rate limit resets, when the CLI says so ("retry after 30s")."""
-    for pattern in _RETRY_AFTER[:2]:
+    """Seconds until a rate limit resets, when the CLI says so ("retry after 30s", "try
+    again in 1m30s", "resets in 1h 2m")."""
+    for pattern in _RETRY_AFTER:
         match = pattern.search(text)
         if match:
-            value = float(match.group(1))
-            unit = (match.group(2) or "s").lower()
-            if unit == "ms":
-                return value / 1000
-            return value * 60 if unit.startswith("m") else value
-    match = _RETRY_AFTER[2].search(text)
-    if match:
-        scale = {"h": 3600, "m": 60, "s": 1}
-        total = sum(float(n) * scale[u.lower()] for n, u in _DURATION_PART.findall(match.group(1)))
-        return total or None
+            parts = _DURATION_PART.findall(match.group(1))
+            if not parts:
+                return float(match.group(1))
+            return sum(float(n) * _seconds_per(unit) for n, unit in parts)
     return None
+
+
+def _seconds_per(unit: str) -> float:
+    unit = unit.lower()
+    if unit == "ms":
+        return 0.001
+    return 60.0 if unit.startswith("m") else 3600.0 if unit.startswith("h") else 1.0
 
 
 def first_line(text: str, limit: int = 240) -> str:
