@@ -47,6 +47,14 @@ ENDINGS = [
     ),
     ("no-proposal", ["debate", QUESTION], {**FAIL, "COUNCIL_SIM_PHASES": "PROPOSAL"}, "failed", 3),
     ("review-gate", ["review", "--files", "service.py", "--fail-on", "low"], {}, "completed", 6),
+    (
+        "no-review",
+        ["review", "--files", "service.py"],
+        {**FAIL, "COUNCIL_SIM_PHASES": "REVIEW"},
+        "failed",
+        3,
+    ),
+    ("no-position", ["check", QUESTION], {**FAIL, "COUNCIL_SIM_PHASES": "CHECK"}, "failed", 3),
 ]
 
 

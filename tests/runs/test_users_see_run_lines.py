@@ -111,18 +111,18 @@ SEAT_STATES = [
 def test_status_counts_each_seat_by_where_its_last_call_is(project, change, where, counts):
     record = ended(project, "debate")
     edit_state(record, change)
-    edit_state(record, lambda state: state.update(duration_s=75.0))
+    edit_state(record, lambda state: state.update(duration_s=65.0))
     ok, failed, waiting = counts
     line = project.run("status", record.name)
     assert line.returncode == 0, line.stderr
     assert line.stdout == (
-        f"{record.name} {where} · seats {ok} ok, {failed} failed, {waiting} waiting · 1m15s\n"
+        f"{record.name} {where} · seats {ok} ok, {failed} failed, {waiting} waiting · 1m05s\n"
     )
     as_json = project.run("status", record.name, "--json")
     assert as_json.returncode == 0, as_json.stderr
     shown = json.loads(as_json.stdout)
     assert shown["seats"] == {"ok": ok, "failed": failed, "waiting": waiting}
-    assert (shown["id"], shown["elapsed_s"]) == (record.name, 75.0)
+    assert (shown["id"], shown["elapsed_s"]) == (record.name, 65.0)
 
 
 def progress_printed(stderr: str) -> list[str]:
@@ -134,6 +134,7 @@ def test_wait_since_n_prints_the_progress_lines_after_the_first_n(project, since
     record = ended(project, "debate")
     log = (record / "progress.log").read_text().splitlines()
     n = {"all": len(log), "past-the-end": len(log) + 5}.get(since, since)
+    assert project.run("wait", record.name).returncode == 0  # the cursor now at the end
     waited = project.run("wait", record.name, "--since", str(n))
     assert waited.returncode == 0, waited.stderr
     assert progress_printed(waited.stderr) == log[n:]
