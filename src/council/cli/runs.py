@@ -143,10 +143,18 @@ def status(state: CliState, run_id: str, as_json: bool, scratchpad: str | None) 
     """
     import json
 
-    from council.runs.store import read_state, seat_counts, status_line, summarize
+    from council.runs.store import (
+        read_state,
+        seat_counts,
+        settled_state,
+        status_line,
+        summarize,
+    )
 
     record = _find(state, run_id, scratchpad)
-    run_state = read_state(record)
+    # A run whose process died before it recorded its end (cancelled while it was still
+    # being set up, killed) is interrupted with exit 130, as `show` and `wait` report it.
+    run_state = settled_state(record, read_state(record))
     summary = summarize(record, run_state)
     counts = seat_counts(record, run_state)
     if as_json:
