@@ -182,6 +182,7 @@ def test_cancel_of_a_run_still_stopping_exits_75_saying_how_to_check(project, mo
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
+        holder.stdout.close()  # an unclosed pipe warns when collected, in whatever test runs then
     assert cancelled.exit_code == 75, cancelled.output
     assert cancelled.stderr == (
         f"council: {record.name} (process {holder.pid}) is still stopping after 0.5s; "
