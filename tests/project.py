@@ -9,7 +9,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
@@ -142,6 +144,18 @@ def debate_on_fakes(project: Project, fakes, *args: str) -> dict:
     result = json.loads(run.stdout)
     validate(result)
     return result
+
+
+def edit_state(
+    record: Path, change: Callable[[dict[str, Any]], None] | None = None, **fields: object
+) -> None:
+    """Edit a record's state.json as a run that stopped there leaves it: `change` for what
+    lies deeper (a seat, a call), then `fields` set at the top."""
+    path = record / "state.json"
+    state = json.loads(path.read_text())
+    if change is not None:
+        change(state)
+    path.write_text(json.dumps({**state, **fields}))
 
 
 def validate(result: dict) -> None:

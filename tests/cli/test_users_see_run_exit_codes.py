@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from council.cli import cli
 from council.cli import runs as runs_cli
-from project import QUESTION, Project, held_sim, wait_for
+from project import QUESTION, Project, edit_state, held_sim, wait_for
 
 
 @pytest.fixture
@@ -27,12 +27,6 @@ def project(tmp_path: Path) -> Project:
 
 
 FAIL = {"COUNCIL_SIM_EXIT": "1"}
-
-
-def set_state(record: Path, **fields: object) -> None:
-    """Set `fields` of a record's state.json, as a run that stopped there leaves them."""
-    path = record / "state.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
 
 
 # (how the run ended, its command line, the simulator's failures, status, exit code)
@@ -136,7 +130,7 @@ def test_a_run_whose_process_ended_without_recording_its_end_is_interrupted_130(
     # `running` and no process holds it. Every command reports it as interrupted, exit 130.
     project.run("debate", QUESTION, "--sim")
     record = project.record()
-    set_state(record, status="running", phase=phase, exit_code=None, error=None, finished_at=None)
+    edit_state(record, status="running", phase=phase, exit_code=None, error=None, finished_at=None)
     status = project.run("status", record.name, "--json")
     assert status.returncode == 0, status.stderr
     assert (json.loads(status.stdout)["status"], json.loads(status.stdout)["exit_code"]) == (
@@ -164,7 +158,7 @@ sys.stdin.read()
 def test_cancel_of_a_run_still_stopping_exits_75_saying_how_to_check(project, monkeypatch):
     project.run("debate", QUESTION, "--sim")
     record = project.record()
-    set_state(record, status="running", phase="CHALLENGE", finished_at=None)
+    edit_state(record, status="running", phase="CHALLENGE", finished_at=None)
     holder = subprocess.Popen(
         [sys.executable, "-c", STUBBORN, str(record)],
         stdin=subprocess.PIPE,

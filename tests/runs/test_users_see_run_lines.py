@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from project import QUESTION, Project
+from project import QUESTION, Project, edit_state
 
 STARTED = "2026-11-28T09:05:00+00:00"  # shown by `list` as "2026-11-28 09:05"
 LONG = "Should the sessions service keep its cache in Redis, in Postgres, or in both of them?"
@@ -37,13 +37,6 @@ def ended(project: Project, kind: str, question: str = QUESTION) -> Path:
     run = project.run(*args)
     assert run.returncode == 0, run.stderr
     return project.records()[-1]
-
-
-def edit_state(record: Path, change: Callable[[dict[str, Any]], None]) -> None:
-    path = record / "state.json"
-    state = json.loads(path.read_text())
-    change(state)
-    path.write_text(json.dumps(state))
 
 
 def stopped_after_one_of_three(status: str) -> Callable[[dict[str, Any]], None]:
@@ -111,7 +104,7 @@ SEAT_STATES = [
 def test_status_counts_each_seat_by_where_its_last_call_is(project, change, where, counts):
     record = ended(project, "debate")
     edit_state(record, change)
-    edit_state(record, lambda state: state.update(duration_s=65.0))
+    edit_state(record, duration_s=65.0)
     ok, failed, waiting = counts
     line = project.run("status", record.name)
     assert line.returncode == 0, line.stderr
