@@ -29,7 +29,9 @@ The list (YAML) is a sequence of bugs, each a mapping:
       tests: [tests/review/test_exit_codes.py]   # test files or node ids covering the area
       equivalent: "..."                     # optional: why a survivor cannot change behaviour
 
-A bug is *caught* when the tests fail (or time out), *survives* when they pass, *did not
+A bug is *caught* when the tests fail (or time out), *survives* when they pass (or when
+every failure was only a leak warning, an unraisable exception or a ResourceWarning, and the
+failed tests pass when run again alone with the bug: another test's leak), *did not
 apply* when `find` is not in the file exactly once (the list is stale: fix the entry), and is
 an *error* when pytest could not run (no test collected, a usage error). A survivor marked
 `equivalent` is listed but left out of the catch rate. The catch rate is caught over caught
@@ -68,6 +70,9 @@ DEFAULT_LIST = ROOT / "scripts" / "planted-bugs.yaml"
 # Not copied: git's data, environments, caches, mutmut's own copy. .cache (the real CLIs) is
 # linked, not copied: only realcli tests use it.
 SKIPPED = {".git", ".venv", ".cache", "mutants", "__pycache__", ".pytest_cache", ".ruff_cache"}
+# What pytest reports when a warning of a leak (an unclosed pipe, an exception in __del__)
+# reached a test under `filterwarnings = error`.
+LEAK_WARNING = re.compile(r"PytestUnraisableExceptionWarning|ResourceWarning")
 FIELDS = {"id", "area", "file", "find", "replace", "notice", "tests", "equivalent"}
 REQUIRED = ("id", "area", "file", "find", "replace", "notice", "tests")
 ISOLATE = (
@@ -296,6 +301,20 @@ class Planter:
         self.flaky = failed
         return []
 
+    def failed_only_by_a_leak(self, tree: Path, output: str, log: Path) -> list[str]:
+        """The failed tests, when each failed only on an unraisable-exception or resource
+        warning (`filterwarnings = error`) and they pass when run again alone: such a warning
+        is collected in whichever test runs next in that worker, so its failure can be another
+        test's leak, not the bug. Empty when any failure is a real one."""
+        nodes = tuple(dict.fromkeys(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.M)))
+        # Each failure's traceback ends in `path:line: ExceptionName` (the summary line is cut
+        # to the terminal's width, so it cannot be trusted to name it).
+        raised = re.findall(r"^\S+:\d+: (\w+(?:\.\w+)*)$", output, re.MULTILINE)
+        if not nodes or not raised or not all(LEAK_WARNING.search(name) for name in raised):
+            return []
+        again, _ = self.run_tests(tree, nodes, log.with_name(f"{log.stem}-alone.log"))
+        return list(nodes) if again == 0 else []
+
     def plant(self, bug: Bug, tree: Path) -> Result:
         result = Result(bug.id, bug.area, ERROR, bug.notice, equivalent=bug.equivalent)
         target = tree / bug.file
@@ -314,11 +333,14 @@ class Planter:
             result.status, result.detail = "applies", ""
             return result
         started = time.monotonic()
+        leaked: list[str] = []
         try:
             forget_bytecode(target)
             target.write_text(text)
             log = (self.args.logs or tree.parent) / f"{bug.id}.log"
             code, output = self.run_tests(tree, bug.tests, log)
+            if code in (1, 2) and not self.stopping.is_set():
+                leaked = self.failed_only_by_a_leak(tree, output, log)
         finally:
             target.write_text(original)
             forget_bytecode(target)
@@ -329,6 +351,12 @@ class Planter:
         elif code is None:
             result.status = CAUGHT
             result.detail = f"the tests timed out after {self.args.timeout:g} s"
+        elif leaked:
+            result.status = EQUIVALENT if bug.equivalent else SURVIVED
+            result.detail = (
+                f"only a leak warning failed ({', '.join(leaked)}), and it passes alone with "
+                "the bug planted: another test's leak, not the bug"
+            )
         # 1: a test failed; 2 when xdist stops at the first failure (-x) as "interrupted".
         elif code in (1, 2) and re.search(r"^=*.*\b\d+ (failed|errors?)\b", output, re.M):
             result.status = CAUGHT

@@ -334,3 +334,50 @@ def test_every_shipped_bug_still_applies_and_names_tests_that_exist(bug_list):
         if not (root / test.split("::", 1)[0]).exists()
     ]
     assert missing == []
+
+
+LEAKY_NEIGHBOUR = """import os
+from pathlib import Path
+
+import pytest
+
+
+def test_fails_on_a_leak_the_first_time():
+    # What a neighbour's unclosed pipe does under filterwarnings = error: the warning is
+    # collected in whichever test runs next.
+    counter = Path(os.environ["PLANT_BUGS_LEAK"])
+    runs = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(runs))
+    if runs == 1:
+        raise pytest.PytestUnraisableExceptionWarning(
+            "Exception ignored in: <_io.FileIO name=7 mode='rb' closefd=True>"
+        )
+"""
+
+
+def test_a_catch_by_another_tests_leak_alone_is_not_counted(tmp_path, tree, scratch):
+    (tree / "tests" / "test_leaky.py").write_text(LEAKY_NEIGHBOUR)
+    bug = {**SURVIVES, "tests": ["tests/test_leaky.py", "tests/test_calc.py"]}
+    args = ("--json", "--no-isolate", "--no-baseline")
+    done = plant(
+        tmp_path, tree, [bug], *args, scratch=scratch, PLANT_BUGS_LEAK=str(tmp_path / "runs")
+    )
+    result = json.loads(done.stdout)["bugs"][0]
+    assert result["status"] == "survived"
+    assert result["detail"] == (
+        "only a leak warning failed (tests/test_leaky.py::test_fails_on_a_leak_the_first_time), "
+        "and it passes alone with the bug planted: another test's leak, not the bug"
+    )
+    assert done.returncode == 1
+
+
+def test_a_real_failure_beside_a_leak_is_still_a_catch(tmp_path, tree, scratch):
+    (tree / "tests" / "test_leaky.py").write_text(LEAKY_NEIGHBOUR)
+    bug = {**CAUGHT, "tests": ["tests/test_calc.py", "tests/test_leaky.py"]}
+    args = ("--json", "--no-isolate", "--no-baseline")
+    done = plant(
+        tmp_path, tree, [bug], *args, scratch=scratch, PLANT_BUGS_LEAK=str(tmp_path / "runs")
+    )
+    result = json.loads(done.stdout)["bugs"][0]
+    assert result["status"] == "caught"
+    assert result["failed"] == ["tests/test_calc.py::test_add"]
