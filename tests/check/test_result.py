@@ -87,9 +87,7 @@ def test_a_suspect_seats_position_does_not_count_under_exclude(
     policy, suspect, said, agreed, counted, code
 ):
     proxies = ("proxy-gemini",) if "proxy-gemini" in said else ()
-    state = made_state(
-        said, on_injection=policy, injection={suspect: SUSPECT}, proxies=proxies
-    )
+    state = made_state(said, on_injection=policy, injection={suspect: SUSPECT}, proxies=proxies)
     result = result_of(state)
     assert (result["agreement"], result["counted"], CHECK.exit_code(state, None)) == (
         agreed,
@@ -199,7 +197,9 @@ def test_a_seat_without_a_position_is_shown_as_it_ended():
     state.seats["critic"]["cli"] = "codex-beta"  # the CLI the run found for the seat
     state.seats["proxy-claude"]["status"] = "dropped"
     result = result_of(state)
-    shown = {a["seat"]: (a["status"], a["stance"], a["counted"], a["text"]) for a in result["answers"]}
+    shown = {
+        a["seat"]: (a["status"], a["stance"], a["counted"], a["text"]) for a in result["answers"]
+    }
     assert shown == {
         "advocate": ("ok", R, True, "I would pick it.\nPOSITION: Redis"),
         "critic": ("ok", None, False, "I would pick it."),
