@@ -32,11 +32,17 @@ def decisions(root: Path, files: dict[str, str]) -> Path:
         (("doc/adr", "docs/architecture/decisions"), "doc/adr"),
         (("docs/architecture/decisions",), "docs/architecture/decisions"),
         (("docs/decisions", "doc/adr"), "docs/decisions"),
+        (("docs/adr=file", "doc/adr"), "doc/adr"),  # a file of that name is no directory
     ],
 )
 def test_the_decisions_directory_is_the_first_the_project_has(tmp_path, existing, chosen):
     for each in existing:
-        (tmp_path / each).mkdir(parents=True)
+        path = tmp_path / each.removesuffix("=file")
+        if each.endswith("=file"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("not a directory")
+        else:
+            path.mkdir(parents=True)
     assert decisions_dir(tmp_path, None) == tmp_path / chosen
 
 
@@ -109,6 +115,7 @@ def test_the_template_of_an_existing_record(text, template):
         ("Should this service cache every user session in Redis or in Postgres or in memory",
          "should-this-service-cache-every-user-session-in-redis-or-in"),
         ("x" * 70, "x" * 60),  # one word longer than that: cut inside it
+        ("a" * 29 + " " + "b" * 30 + " c", "a" * 29 + "-" + "b" * 30),  # 60 exactly: kept
     ],
 )  # fmt: skip
 def test_the_slug_is_the_titles_words(title, expected):

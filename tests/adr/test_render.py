@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from adr.made import RECORD, made_result
 from council.adr.layout import Layout
-from adr.made import PROPOSAL, RECORD, made_result
 from council.adr.render import Source, render, title_of
 
 

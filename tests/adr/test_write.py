@@ -115,6 +115,19 @@ def test_a_debate_without_a_decision_is_refused(root, status, decision):
     assert not (root / "docs").exists()
 
 
+def test_a_check_is_no_debate_to_write_down(root):
+    check = root / ".scratchpad" / "check-20261128-143005-k3x9"
+    check.mkdir(parents=True)
+    (check / "state.json").write_text('{"status": "completed", "plan": {}}')
+    run = adr("last")
+    assert run.exit_code == 2
+    assert run.stderr == (
+        f"council: {check.name} is a check, not a debate: an ADR is written from a debate's "
+        "DECISION\n"
+    )
+    assert not (root / "docs").exists()
+
+
 def test_a_debate_still_running_is_refused(root):
     record = made_debate(root / ".scratchpad", status="running")
     fd = os.open(record, os.O_RDONLY | os.O_DIRECTORY)
@@ -158,6 +171,9 @@ def test_an_adr_of_another_debate_does_not_stop_this_one(root):
     made_debate(root / ".scratchpad")
     made_debate(root / ".scratchpad", OTHER)
     assert adr(RECORD).exit_code == 0
+    # Naming the debate elsewhere than in its `Record:` line is not having been written from it.
+    first = root / f"docs/decisions/0001-{SLUG}.md"
+    first.write_text(first.read_text() + f"\nSee also `{OTHER}`.\n")
     run = adr(OTHER)
     assert run.exit_code == 0, run.output
     assert run.stdout == f"docs/decisions/0002-{SLUG}.md\n"

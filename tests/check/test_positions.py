@@ -94,6 +94,11 @@ def test_a_stance_names_one_option_or_stands_on_its_own(stance, option):
     assert (position.stance, position.option) == (option or stance, option is not None)
 
 
+def test_a_stance_equal_to_an_option_names_it_even_when_it_holds_another():
+    (position,) = group([("advocate", "redis cluster")], ["Redis", "Redis Cluster"])
+    assert (position.stance, position.option) == ("Redis Cluster", True)
+
+
 def test_without_options_the_first_holders_wording_names_the_position():
     positions = group([("advocate", "Use Redis."), ("critic", "use  REDIS")], [])
     assert [(p.stance, p.seats, p.option) for p in positions] == [

@@ -48,7 +48,14 @@ AGREEMENTS = [
 def test_the_agreement_over_the_counted_stances_decides_the_exit_code(
     said, failed, proxies, agreed, code
 ):
-    state = made_state(said, failed=failed, proxies=proxies or ("proxy-gemini",))
+    # A seat that failed or gave no POSITION line degrades the check, not its exit code.
+    degraded = failed or None in said.values()
+    state = made_state(
+        said,
+        failed=failed,
+        proxies=proxies or ("proxy-gemini",),
+        status="degraded" if degraded else "completed",
+    )
     result = result_of(state)
     counted = sum(1 for stance in said.values() if stance is not None)
     assert (result["agreement"], result["counted"], result["asked"]) == (
@@ -62,7 +69,7 @@ def test_the_agreement_over_the_counted_stances_decides_the_exit_code(
 
 @pytest.mark.parametrize(("status", "code"), [("interrupted", 130), ("failed", 3)])
 def test_a_check_that_did_not_end_has_no_agreement_and_exits_by_its_status(status, code):
-    state = made_state({"advocate": R, "critic": R, "proxy-gemini": R}, status=status)
+    state = made_state({"advocate": R, "critic": R}, failed=("proxy-gemini",), status=status)
     result = result_of(state)
     assert (result["agreement"], result["needs_human"]) == (None, True)
     assert CHECK.exit_code(state, None) == code
@@ -195,7 +202,7 @@ def test_the_result_json_field_by_field():
 def test_a_seat_without_a_position_is_shown_as_it_ended():
     state = made_state({"advocate": R, "critic": None}, failed=("proxy-gemini",), proxies=FOUR)
     state.seats["critic"]["cli"] = "codex-beta"  # the CLI the run found for the seat
-    state.seats["proxy-claude"]["status"] = "dropped"
+    state.seats["proxy-claude"]["status"] = "dropped"  # never asked: dropped at READY
     result = result_of(state)
     shown = {
         a["seat"]: (a["status"], a["stance"], a["counted"], a["text"]) for a in result["answers"]
@@ -214,6 +221,13 @@ def test_a_seat_without_a_position_is_shown_as_it_ended():
     assert CHECK.notes(result) == [
         "no position from: critic (ok), proxy-gemini (error), proxy-claude (dropped)"
     ]
+
+
+def test_a_seat_dropped_after_its_call_failed_is_shown_dropped_and_one_not_asked_ready():
+    state = made_state({"advocate": R}, failed=("critic",))
+    state.seats["critic"]["status"] = "dropped"
+    statuses = [(a["seat"], a["status"]) for a in result_of(state)["answers"]]
+    assert statuses == [("advocate", "ok"), ("critic", "dropped"), ("proxy-gemini", "ready")]
 
 
 def test_the_model_shown_is_the_one_asked_else_the_one_the_call_named():
