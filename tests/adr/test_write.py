@@ -224,3 +224,23 @@ def test_recheck_takes_no_directory(root):
         "council: --recheck takes the ADR file alone; drop --dir (its new panel's options: "
         "--with, --rounds, --files, ...)\n"
     )
+
+
+def test_a_directory_outside_the_project_is_printed_whole(root, tmp_path):
+    made_debate(root / ".scratchpad")
+    outside = tmp_path / "shared-decisions"
+    run = adr("last", "--dir", str(outside))
+    assert run.exit_code == 0, run.output
+    assert run.stdout == f"{outside}/0001-{SLUG}.md\n"
+    text = (outside / f"0001-{SLUG}.md").read_text()
+    assert f"(../project/.scratchpad/{RECORD}/decision.md)" in text
+
+
+def test_a_directory_that_cannot_be_made_is_one_line(root):
+    made_debate(root / ".scratchpad")
+    (root / "notes.md").write_text("x")
+    run = adr("last", "--dir", "notes.md/decisions")
+    assert run.exit_code == 2
+    assert run.stderr == (
+        f"council: cannot write notes.md/decisions/0001-{SLUG}.md: Not a directory; give --dir\n"
+    )

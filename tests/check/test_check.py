@@ -234,7 +234,7 @@ def test_a_seat_without_a_position_line_degrades_the_check_not_its_agreement(pro
     )
     run = project.run(
         "check", "Redis or Postgres?", "--options", "Redis,Postgres", "--advocate", "sim",
-        "--critic", "long", "--with", "mute", "--json",
+        "--critic", "long", "--with", "mute", "--files", "app.py", "--json",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     result = check_json(run)
@@ -250,6 +250,8 @@ def test_a_seat_without_a_position_line_degrades_the_check_not_its_agreement(pro
     assert "no position from: proxy-mute (ok)" in run.stderr
     prompt = (project.record() / "critic-r1-prompt.md").read_text()
     assert "At most 150 words.\n" in prompt
+    assert "class SessionStore:" in prompt  # the files, in the one prompt every seat gets
+    assert result["context"]["files"][0]["path"] == "app.py"
     assert "POSITION: <one of the options above, exactly as written>" in prompt
 
 
