@@ -89,6 +89,7 @@ def test_the_next_record_of_a_directory(tmp_path, files, number, width, template
     [
         (MADR_FM, ("madr", True)),
         (MADR_2, ("madr", False)),
+        (MADR_2 + "\n| a | b |\n|---|---|\n\n---\n", ("madr", False)),  # a table, a rule
         ("# X\n\n## Considered Options\n\n* a\n", ("madr", False)),
         ("# X\n\n## decision outcome\n", ("madr", False)),
         (NYGARD, ("nygard", False)),

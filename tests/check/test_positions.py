@@ -100,9 +100,11 @@ def test_a_stance_equal_to_an_option_names_it_even_when_it_holds_another():
 
 
 def test_without_options_the_first_holders_wording_names_the_position():
-    positions = group([("advocate", "Use Redis."), ("critic", "use  REDIS")], [])
+    positions = group(
+        [("advocate", "Use Redis."), ("critic", "use  REDIS"), ("proxy-a", "use_redis")], []
+    )
     assert [(p.stance, p.seats, p.option) for p in positions] == [
-        ("Use Redis.", ("advocate", "critic"), False)
+        ("Use Redis.", ("advocate", "critic", "proxy-a"), False)
     ]
 
 

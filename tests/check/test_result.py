@@ -226,8 +226,10 @@ def test_a_seat_without_a_position_is_shown_as_it_ended():
 def test_a_seat_dropped_after_its_call_failed_is_shown_dropped_and_one_not_asked_ready():
     state = made_state({"advocate": R}, failed=("critic",))
     state.seats["critic"]["status"] = "dropped"
-    statuses = [(a["seat"], a["status"]) for a in result_of(state)["answers"]]
+    result = result_of(state)
+    statuses = [(a["seat"], a["status"]) for a in result["answers"]]
     assert statuses == [("advocate", "ok"), ("critic", "dropped"), ("proxy-gemini", "ready")]
+    assert (result["counted"], result["asked"]) == (1, 3)  # every seat was to be asked
 
 
 def test_the_model_shown_is_the_one_asked_else_the_one_the_call_named():
