@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from council.check.result import check_schema
-from project import Project, validate
+from project import Project, scripted_sim, validate
 
 # The simulator's stance: the option SIM_PREFER gives its --model, else the first option.
 SPLIT = "Redis or Postgres for sessions? SIM_PREFER(alpha=Redis,beta=Postgres)"
@@ -149,6 +149,14 @@ def test_debate_from_a_check_reuses_its_answers_as_blind_takes(project):
         assert contribution["copied_from"] == f"{check_id}/{seat}-r1"
     calls = project.sim_calls()
     assert calls["CHECK"] == 3 and calls["BLIND_TAKE"] == 0  # no new call for them
+    # The very seats of the check, each with the model it answered with.
+    seated = [(s["name"], s["cli"], s["model"]) for s in result["seats"] if s["role"] != "lead"]
+    assert seated == [
+        ("advocate", "sim", "alpha"),
+        ("critic", "sim", "beta"),
+        ("proxy-sim", "sim", "gamma"),
+    ]
+    assert f"; from {check_id}: 2 blind take(s) copied, not asked again\n" in run.stderr
     assert calls["PROPOSAL"] == 1 and calls["CHALLENGE"] == 2
     debate = next(p for p in project.records() if p.name.startswith("debate-"))
     asked = [
@@ -213,3 +221,47 @@ def test_a_secret_in_the_question_or_an_option_never_reaches_a_prompt(project):
     written = [p.read_text() for p in project.record().iterdir() if p.is_file()]
     assert written and not [text for text in written if key in text]
     assert key not in run.stdout
+
+
+def test_a_seat_without_a_position_line_degrades_the_check_not_its_agreement(project):
+    # A long answer is never cut (its closing line must survive); an answer with no POSITION
+    # line is missing from the positions, and the check says so.
+    long = " ".join(["Redis keeps sessions in memory with a TTL."] * 30)
+    project.write_config(
+        "clis:\n"
+        + scripted_sim(project, "long", CHECK=f"{long}\nPOSITION: Redis\n")
+        + scripted_sim(project, "mute", CHECK="Either would do; it depends on the load.\n")
+    )
+    run = project.run(
+        "check", "Redis or Postgres?", "--options", "Redis,Postgres", "--advocate", "sim",
+        "--critic", "long", "--with", "mute", "--files", "app.py", "--json",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = check_json(run)
+    assert (result["status"], result["agreement"], result["counted"]) == (
+        "degraded", "unanimous", 2,
+    )  # fmt: skip
+    assert [(a["seat"], a["stance"], a["status"]) for a in result["answers"]] == [
+        ("advocate", "Redis", "ok"),
+        ("critic", "Redis", "ok"),
+        ("proxy-mute", None, "ok"),
+    ]
+    assert result["answers"][1]["words"] > 150
+    assert "no position from: proxy-mute (ok)" in run.stderr
+    prompt = (project.record() / "critic-r1-prompt.md").read_text()
+    assert "At most 150 words.\n" in prompt
+    assert "class SessionStore:" in prompt  # the files, in the one prompt every seat gets
+    assert result["context"]["files"][0]["path"] == "app.py"
+    assert "POSITION: <one of the options above, exactly as written>" in prompt
+
+
+def test_a_check_no_seat_answered_failed_and_exits_3(project):
+    run = project.run("check", "Cache sessions?", "--sim", COUNCIL_SIM_EXIT="1")
+    assert run.returncode == 3, run.stderr
+    record = project.record()
+    assert run.stderr.splitlines()[-1] == f"saved: .scratchpad/{record.name}/"
+    assert (
+        f"council: no seat answered the check; see {record.name}'s record, fix the CLIs "
+        f"(council doctor --probe), then `council resume {record.name}`\n"
+    ) in run.stderr
+    assert json.loads((record / "state.json").read_text())["status"] == "failed"

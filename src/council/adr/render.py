@@ -200,7 +200,7 @@ def _minority(decision: Mapping[str, Any]) -> list[str]:
     for dissent in dissents:
         lines += [f"**{dissent['seat']}**: {dissent['reason']}", ""]
         lines += [*_quoted(str(dissent["excerpt"]).strip()), ""]
-    return lines
+    return lines[:-1]  # the next section brings its own blank line: one, never two
 
 
 def _participants(result: Mapping[str, Any]) -> str:

@@ -33,7 +33,8 @@ def read_stance(answer: str) -> str | None:
     found = [m.group(1) for m in _LINE.finditer(answer)]
     if not found:
         return None
-    stance = found[-1].strip().strip("*_`\"'").strip().rstrip(".").strip()
+    # A final stop may stand inside or outside the quotes: `'Redis'.` and `"Redis."` alike.
+    stance = found[-1].strip().rstrip(".").strip().strip("*_`\"'").strip().rstrip(".").strip()
     return stance[:STANCE_CHARS] or None
 
 

@@ -15,6 +15,7 @@ from council.cli.app import CliState, cli, collect_from_now, output_options
 from council.cli.options import flag_options
 from council.debate.flags import DebateFlags
 from council.errors import ExitCode, UsageError
+from council.options import options_of
 
 # The panel's options that mean something without --recheck: where the records are.
 _ALWAYS = {"scratchpad"}
@@ -54,7 +55,7 @@ def adr(
 
     Exit codes: 0 written (a recheck: unchanged or refined), 2 bad input (not a finished
     debate, a file that exists), 3 no usable CLI, 4 config error, 5 the recheck was degraded
-    or named no verdict, 8 the recheck ruled the decision changed, 130 interrupted.
+    or named no verdict, 7 the recheck ruled the decision changed, 130 interrupted.
 
     Example: council adr last
 
@@ -106,9 +107,10 @@ def adr(
 
 def _no_panel_options(flags: DebateFlags) -> None:
     """The panel's options belong to --recheck: refused rather than ignored."""
+    declared = options_of(DebateFlags)  # the flag as typed: `--with`, not `--proxies`
     for each in fields(DebateFlags):
         if each.name in _ALWAYS or each.name == "question":
             continue
         if getattr(flags, each.name) != each.default:
-            flag = "--" + each.name.replace("_", "-")
+            flag = declared[each.name].flag
             raise UsageError(f"{flag} is an option of --recheck (its new panel); drop it")
