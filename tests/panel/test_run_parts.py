@@ -137,7 +137,7 @@ def test_the_participants_line_names_the_asked_and_the_served_models(asked, serv
 
 
 def contribution(stem: str, status: str = "ok", **fields) -> Contribution:
-    seat, _, rest = stem.rpartition("-")
+    seat = stem.rpartition("-")[0]
     values = {"phase": "CHALLENGE", "round": 2, "text": f"answer of {stem}", "cli": "sim"}
     return Contribution(stem=stem, seat=seat, role=seat, status=status, **(values | fields))
 
@@ -304,10 +304,10 @@ def test_a_json_object_is_read_from_a_fenced_block_or_prose_forgiving_small_slip
 
 def test_a_json_list_is_read_and_a_reply_without_one_says_why():
     assert extract_json_list('Findings:\n[{"line": 3}]') == [{"line": 3}]
-    with pytest.raises(ReplyUnreadable, match="^no JSON object found$"):
+    with pytest.raises(ReplyUnreadable, match=r"^no JSON object found$"):
         extract_json_object("no json here")
-    with pytest.raises(ReplyUnreadable, match="^no JSON list found$"):
+    with pytest.raises(ReplyUnreadable, match=r"^no JSON list found$"):
         extract_json_list("{}")
     assert extract_json_object('[{"a": 1}]') == {"a": 1}  # the object inside a list
-    with pytest.raises(ReplyUnreadable, match="^invalid JSON: "):
+    with pytest.raises(ReplyUnreadable, match=r"^invalid JSON: "):
         extract_json_object("{not: json}")
