@@ -142,6 +142,15 @@ def test_a_reference_that_names_no_single_run_says_what_to_give(pad):
     )
 
 
+def test_a_prefix_of_four_runs_names_all_four(pad):
+    for second in range(4):
+        make(pad, f"review-20261128-09000{second}-abcd")
+    assert refusal(pad, "review") == (
+        "'review' matches 4 runs (review-20261128-090003-abcd, review-20261128-090002-abcd, "
+        "review-20261128-090001-abcd, review-20261128-090000-abcd): give more of the id"
+    )
+
+
 def test_a_prefix_of_exactly_two_runs_names_both(pad):
     make(pad, "debate-20261128-090000-aaaa")
     make(pad, "review-20261128-090001-bbbb")
