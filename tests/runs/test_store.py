@@ -12,7 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from council.cli import cli
 from council.errors import ExitCode, UsageError
 from council.runs.lock import RecordLock, RecordLocked, holder, is_held
 from council.runs.record import PROGRESS, Record, kind_of
@@ -286,3 +288,72 @@ def test_cancel_refuses_a_run_that_is_not_running(pad):
 def test_a_records_kind_is_the_start_of_its_id():
     assert kind_of("review-20261128-090000-aaaa") == "review"
     assert kind_of("check-20261128-090000-aaaa") == "check"
+
+
+# -- the run commands on these records, in this process -----------------------------------
+
+
+def council(pad: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, [*args, "--scratchpad", str(pad)], prog_name="council")
+
+
+def test_list_shows_twenty_runs_unless_told_and_limit_cuts_to_the_newest(pad):
+    for minute in range(22):
+        make(pad, f"debate-20261128-09{minute:02d}00-abcd")
+    listed = council(pad, "list")
+    assert listed.exit_code == 0, listed.output
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 20
+    assert lines[0].split()[0] == "debate-20261128-092100-abcd"
+    assert lines[-1].split()[0] == "debate-20261128-090200-abcd"
+    five = council(pad, "list", "--limit", "5", "--json")
+    assert [r["id"] for r in json.loads(five.stdout)] == [
+        f"debate-20261128-09{minute:02d}00-abcd" for minute in (21, 20, 19, 18, 17)
+    ]
+    assert council(pad, "list", "--limit", "0").exit_code == 2
+
+
+def test_list_prints_each_runs_line_and_says_so_when_there_is_none(pad):
+    empty = council(pad, "list")
+    assert (empty.exit_code, empty.stdout) == (0, "")
+    assert empty.stderr == f"no runs in {pad.absolute()} yet; start one with `council debate`\n"
+    make(pad, "debate-20261128-090000-aaaa", status="degraded", rounds_run=1, plan={"rounds": 3})
+    (line,) = council(pad, "list").stdout.splitlines()
+    assert (
+        line
+        == "debate-20261128-090000-aaaa  2026-11-28 09:05  degraded     1/3   Redis or Postgres?"
+    )
+
+
+def test_status_prints_one_line_and_its_json_the_summary_with_the_seat_counts(pad):
+    seats = {
+        "advocate": {"role": "advocate", "status": "ready"},
+        "critic": {"role": "critic", "status": "dropped"},
+        "lead": {"role": "lead", "status": "ready"},
+    }
+    calls = {"advocate-r1": {"status": "ok"}}
+    record = make(pad, "debate-20261128-090000-aaaa", seats=seats, calls=calls)
+    line = council(pad, "status", "last")
+    assert line.exit_code == 0, line.output
+    assert line.stdout == (
+        f"{record.id} completed · DECISION · seats 1 ok, 1 failed, 0 waiting · 1m15s\n"
+    )
+    shown = json.loads(council(pad, "status", "20261128", "--json").stdout)
+    assert shown["seats"] == {"ok": 1, "failed": 1, "waiting": 0}
+    assert (shown["id"], shown["status"], shown["elapsed_s"]) == (record.id, "completed", 75.4)
+
+
+def test_status_of_a_run_whose_process_died_is_interrupted(pad):
+    make(pad, "debate-20261128-090000-aaaa", status="running", phase="CHALLENGE", round=2)
+    shown = json.loads(council(pad, "status", "last", "--json").stdout)
+    assert (shown["status"], shown["exit_code"]) == ("interrupted", 130)
+
+
+def test_cancel_of_a_run_that_ended_is_a_usage_error(pad):
+    make(pad, "debate-20261128-090000-aaaa")
+    cancelled = council(pad, "cancel", "last")
+    assert cancelled.exit_code == 2
+    assert (
+        "debate-20261128-090000-aaaa is not running (completed); nothing to cancel"
+        in cancelled.stderr
+    )
