@@ -22,6 +22,7 @@ from council.panel.contribution import (
     total_usage,
 )
 from council.panel.flags import RunFlags
+from council.panel.messages import Ask, Reply
 from council.panel.replies import ReplyUnreadable, extract_json_list, extract_json_object
 from council.panel.setup import RunSetup, shared_setup
 from council.panel.state import RunState, reply_file
@@ -311,3 +312,34 @@ def test_a_json_list_is_read_and_a_reply_without_one_says_why():
     assert extract_json_object('[{"a": 1}]') == {"a": 1}  # the object inside a list
     with pytest.raises(ReplyUnreadable, match=r"^invalid JSON: "):
         extract_json_object("{not: json}")
+
+
+# -- what the transcript keeps of an ask and of a reply -----------------------------------
+
+
+def test_an_ask_names_its_prompt_file_and_a_reply_keeps_all_but_its_text():
+    ask = Ask(prompt="the whole prompt", stem="critic-r2", limit=300, vote=True)
+    assert ask.meta() == {
+        "stem": "critic-r2",
+        "prompt_file": "critic-r2-prompt.md",
+        "limit": 300,
+        "vote": True,
+    }
+    reply = Reply(
+        stem="critic-r2",
+        cli="sim",
+        status="ok",
+        text="the answer",
+        argv=("sim", "-p"),
+        spans=((0.0, 1.5, "ok"),),
+        served_models=("m1",),
+    )
+    meta = reply.meta()
+    assert "text" not in meta and "prompt" not in meta
+    assert (meta["argv"], meta["spans"], meta["served_models"]) == (
+        ["sim", "-p"],
+        [[0.0, 1.5, "ok"]],
+        ["m1"],
+    )
+    assert reply.answered and not Reply("s", "sim", "timeout", "").answered
+    assert not Reply("s", "sim", "late", "").answered  # the lead makes a straggler's `late`

@@ -30,14 +30,15 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def debate(project: Path, *timeouts: str) -> Run:
-    """A debate: the advocate on sim-a (timeout_s 40 in council.yaml), the critic on sim-b
-    (timeout_s 50), the lead on sim; the hard factor 2."""
+def debate(project: Path, *timeouts: str) -> tuple[Run, str]:
+    """A debate: the advocate on sim-a (timeout_s 40 and a model in council.yaml), the
+    critic on sim-b (timeout_s 50), the lead on sim; the hard factor 2. The run and its
+    progress lines."""
     config = parse_config(
         {
             "debate": {"hard_timeout_factor": 2},
             "clis": {
-                "sim-a": {"adapter": "sim", "timeout_s": 40},
+                "sim-a": {"adapter": "sim", "timeout_s": 40, "model": "sim-large"},
                 "sim-b": {"adapter": "sim", "timeout_s": 50},
             },
         }
@@ -52,9 +53,9 @@ def debate(project: Path, *timeouts: str) -> Run:
         timeouts=timeouts,
     )
     stream = io.StringIO()
-    run = start(DEBATE, flags, config, Progress(stream, quiet=True), cwd=project)
+    run = start(DEBATE, flags, config, Progress(stream, live=False), cwd=project)
     assert run.exit_code == 0, (run.error, stream.getvalue())
-    return run
+    return run, stream.getvalue()
 
 
 def limits(run: Run) -> dict[str, tuple[float, float]]:
@@ -63,17 +64,28 @@ def limits(run: Run) -> dict[str, tuple[float, float]]:
     return {stem: (call["soft_s"], call["hard_s"]) for stem, call in calls.items()}
 
 
-def ready_timeouts(run: Run) -> dict[str, float]:
+def ready(run: Run) -> dict[str, dict]:
+    """Each seat's READY report, as the transcript keeps it."""
     lines = (run.record.path / "transcript.jsonl").read_text().splitlines()
     messages = [json.loads(line) for line in lines]
-    return {m["from"]: m["meta"]["timeout_s"] for m in messages if m["kind"] == "ready"}
+    return {m["from"]: m["meta"] for m in messages if m["kind"] == "ready"}
 
 
 def test_the_timeout_flag_overrides_a_clis_configured_timeout_and_its_hard_limit(project):
-    run = debate(project, "sim-b=600", "sim=300")
+    run, shown = debate(project, "sim-b=600", "sim=300")
     got = limits(run)
     assert got["advocate-r1"] == (40, 80)  # sim-a: no flag, its council.yaml timeout_s, hard x2
     assert got["advocate-r2"] == (40, 80)
     assert got["critic-r2"] == (600, 1200)  # sim-b: the flag, not its timeout_s 50
     assert got["lead-decision"] == (300, 600)
-    assert ready_timeouts(run) == {"advocate": 40, "critic": 600}
+    reports = ready(run)
+    assert {seat: report["timeout_s"] for seat, report in reports.items()} == {
+        "advocate": 40,
+        "critic": 600,
+    }
+    # The model council.yaml gives a CLI is the one its seat reports and its calls ask for.
+    assert (reports["advocate"]["model"], reports["critic"]["model"]) == ("sim-large", None)
+    calls = json.loads((run.record.path / "state.json").read_text())["calls"]
+    assert calls["advocate-r1"]["model"] == calls["advocate-r1"]["served_model"] == "sim-large"
+    assert calls["critic-r2"]["model"] is None
+    assert "] ready 2/2\n" in shown
