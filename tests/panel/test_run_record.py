@@ -1,0 +1,77 @@
+"""The record a run leaves (docs/spec/protocol.md section 5): under the scratchpad the command
+line names, relative to the project (not to wherever the process happens to be), one
+directory named `<kind>-<YYYYMMDD-HHMMSS>-<4 chars>` holding the plan, the context, the
+progress log, the transcript, each call's prompt and reply, the result and its renderings.
+Run on `echo` (panel/echo.py) on the simulator."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from council import protocols
+from council.config import parse_config
+from council.panel.run import start
+from council.progress import Progress
+from panel.echo import ECHO, SEAT, EchoFlags
+
+STEM = f"{SEAT}-r1"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setitem(protocols.PROTOCOLS, ECHO.kind, ECHO)
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "app.py").write_text("def load(text):\n    return eval(text)\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the process is not in the project it runs on
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return root
+
+
+def test_a_runs_record_is_under_the_projects_scratchpad_with_every_file(project, tmp_path):
+    stream = io.StringIO()
+    flags = EchoFlags(files=("app.py",), scratchpad="records")
+    run = start(ECHO, flags, parse_config({}), Progress(stream, live=False), cwd=project)
+    assert run.exit_code == 0, run.error
+    record = run.record.path
+    assert record.parent == project / "records"
+    assert not (tmp_path / "elsewhere" / "records").exists()
+    assert re.fullmatch(r"echo-\d{8}-\d{6}-[a-z0-9]{4}", record.name)
+    names = {p.name for p in record.iterdir()}
+    assert {
+        "state.json",
+        "context.json",
+        "context.md",
+        "progress.log",
+        "transcript.jsonl",
+        "result.json",
+        "echo.md",
+        "lock",
+        f"{STEM}-prompt.md",
+        f"{STEM}-reply.md",
+    } <= names
+    state = json.loads((record / "state.json").read_text())
+    assert state["id"] == record.name
+    assert state["plan"]["scratchpad"] == "records"
+    assert state["plan"]["files"] == ["app.py"]
+    assert state["labels"] == {SEAT: "Echo"}
+    assert state["order"] == [STEM]
+    assert state["calls"][STEM]["prompt_file"] == f"{STEM}-prompt.md"
+    context = json.loads((record / "context.json").read_text())
+    assert context["root"] == str(project)
+    assert [f["path"] for f in context["files"]] == ["app.py"]
+    assert "eval(text)" in (record / f"{STEM}-prompt.md").read_text()
+    assert (record / f"{STEM}-reply.md").read_text() == run.result["reply"]
+    # The result names the record as the user would type it from the project.
+    assert run.result["scratchpad"] == f"records/{record.name}/"
+    log = (record / "progress.log").read_text()
+    assert "setup: echo on sim\n" in log
+    assert "setup: echo on sim\n" in stream.getvalue()  # the terminal shows what the log keeps
