@@ -15,8 +15,9 @@ import pytest
 
 from council import protocols
 from council.config import parse_config
-from council.panel.run import start
+from council.panel.run import resume, start
 from council.progress import Progress
+from council.runs.record import Record
 from panel.echo import ECHO, SEAT, EchoFlags
 
 STEM = f"{SEAT}-r1"
@@ -75,3 +76,31 @@ def test_a_runs_record_is_under_the_projects_scratchpad_with_every_file(project,
     log = (record / "progress.log").read_text()
     assert "setup: echo on sim\n" in log
     assert "setup: echo on sim\n" in stream.getvalue()  # the terminal shows what the log keeps
+
+
+@pytest.mark.parametrize(
+    ("status", "again"),
+    [("completed", False), ("degraded", False), ("failed", True), ("interrupted", True)],
+)
+def test_resume_continues_a_failed_or_interrupted_run_and_leaves_an_ended_one(
+    project, status, again
+):
+    config = parse_config({})
+    first = start(ECHO, EchoFlags(files=("app.py",)), config, quiet(), cwd=project)
+    record = first.record
+    state = json.loads(record.file("state.json").read_text())
+    state.update(status=status, exit_code=None)
+    record.file("state.json").write_text(json.dumps(state))
+    stream = io.StringIO()
+    run = resume(ECHO, Record(record.path), config, Progress(stream, live=False), cwd=project)
+    shown = stream.getvalue()
+    if again:
+        assert f"resuming {record.id} from REVIEW" in shown
+        assert run.state.status == "completed" and run.exit_code == 0
+    else:
+        assert f"{record.id} already ended ({status}); nothing to resume" in shown
+        assert run.state.status == status
+
+
+def quiet() -> Progress:
+    return Progress(io.StringIO(), live=False)
