@@ -81,3 +81,12 @@ def test_a_failed_call_is_a_notice_naming_the_seat_its_status_and_detail(tmp_pat
     assert reply.detail and reply.exit_code == 3
     assert stderr in reply.stderr_tail
     assert reply.words == 0
+
+
+def test_a_huge_whole_answer_counts_the_words_of_its_middle_kept_on_disk(tmp_path):
+    reply, record = call(tmp_path, limit=None, COUNCIL_SIM_HUGE="3000000")
+    assert reply.status == "ok" and not reply.truncated
+    assert reply.words == len(reply.text.split())
+    # The middle of a huge answer is on disk only, yet its words count in the original.
+    assert reply.original_words > reply.words
+    assert (record / "critic-r2-response.md").stat().st_size >= 3_000_000
