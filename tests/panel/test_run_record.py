@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -15,8 +16,10 @@ import pytest
 
 from council import protocols
 from council.config import parse_config
+from council.errors import UsageError
 from council.panel.run import resume, start
 from council.progress import Progress
+from council.runs.lock import RecordLock
 from council.runs.record import Record
 from panel.echo import ECHO, SEAT, EchoFlags
 
@@ -104,3 +107,19 @@ def test_resume_continues_a_failed_or_interrupted_run_and_leaves_an_ended_one(
 
 def quiet() -> Progress:
     return Progress(io.StringIO(), live=False)
+
+
+def test_resume_of_a_run_another_process_holds_is_refused_naming_it(project):
+    config = parse_config({})
+    first = start(ECHO, EchoFlags(files=("app.py",)), config, quiet(), cwd=project)
+    record = first.record
+    lock = RecordLock.acquire(record.path)  # as the council still running it would
+    try:
+        with pytest.raises(UsageError) as refused:
+            resume(ECHO, Record(record.path), config, quiet(), cwd=project)
+    finally:
+        lock.release()
+    assert str(refused.value) == (
+        f"{record.id} is still running (process {os.getpid()}); wait for it "
+        f"(`council wait {record.id}`) or stop it first (`council cancel {record.id}`)"
+    )
