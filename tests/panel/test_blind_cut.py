@@ -18,6 +18,7 @@ from council.debate.protocol import DEBATE
 from council.panel.calls import Tuning
 from council.panel.run import start
 from council.progress import Progress
+from panel.home import user_project
 from panel.record import contribution, stored, transcript
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
@@ -26,12 +27,7 @@ GRACE_S = 0.5
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return root
+    return user_project(tmp_path, monkeypatch)
 
 
 def test_a_blind_take_not_in_by_the_end_of_its_grace_is_cut_and_recorded_late(project):

@@ -18,6 +18,7 @@ from council.config import parse_config
 from council.panel.run import start
 from council.progress import Progress
 from panel.echo import ECHO, SEAT, EchoFlags
+from panel.home import user_project
 
 WINDOW_S = 1.0
 
@@ -25,12 +26,7 @@ WINDOW_S = 1.0
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setitem(protocols.PROTOCOLS, ECHO.kind, ECHO)
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def load(text):\n    return eval(text)\n")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return root
+    return user_project(tmp_path, monkeypatch)
 
 
 def test_a_seat_that_misses_ready_is_restarted_once_then_dropped(project):

@@ -22,6 +22,7 @@ from council.progress import Progress
 from council.runs.lock import RecordLock
 from council.runs.record import Record
 from panel.echo import ECHO, SEAT, EchoFlags
+from panel.home import APP, user_project
 
 STEM = f"{SEAT}-r1"
 
@@ -29,15 +30,10 @@ STEM = f"{SEAT}-r1"
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setitem(protocols.PROTOCOLS, ECHO.kind, ECHO)
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def load(text):\n    return eval(text)\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the process is not in the project it runs on
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return root
+    return user_project(tmp_path, monkeypatch)
 
 
 def test_a_runs_record_is_under_the_projects_scratchpad_with_every_file(project, tmp_path):
@@ -72,7 +68,7 @@ def test_a_runs_record_is_under_the_projects_scratchpad_with_every_file(project,
     context = json.loads((record / "context.json").read_text())
     assert context["root"] == str(project)
     assert [f["path"] for f in context["files"]] == ["app.py"]
-    assert "eval(text)" in (record / f"{STEM}-prompt.md").read_text()
+    assert APP.splitlines()[1] in (record / f"{STEM}-prompt.md").read_text()
     assert (record / f"{STEM}-reply.md").read_text() == run.result["reply"]
     # The result names the record as the user would type it from the project.
     assert run.result["scratchpad"] == f"records/{record.name}/"

@@ -16,18 +16,14 @@ from council.debate.flags import DebateFlags
 from council.debate.protocol import DEBATE
 from council.panel.run import Run, start
 from council.progress import Progress
+from panel.home import user_project
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("class SessionStore:\n    def get(self, key: str): ...\n")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no user's council.yaml
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return root
+    return user_project(tmp_path, monkeypatch)
 
 
 def debate(project: Path, *timeouts: str) -> tuple[Run, str]:
