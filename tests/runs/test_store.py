@@ -214,6 +214,19 @@ def test_a_running_state_nobody_holds_is_interrupted_and_a_held_one_is_running(p
     assert holder(record.path) is not None and holder(record.path).pid == os.getpid()
 
 
+def test_an_ended_run_whose_process_still_holds_it_is_not_settled_yet(pad):
+    # Its state turns final a moment before its process has written result.json and let go:
+    # `council wait` must not read the result before then.
+    record = make(pad, "debate-20261128-090000-aaaa", status="completed")
+    lock = RecordLock.acquire(record.path)
+    try:
+        held = summarize(record)
+        assert (held.status, held.held, held.settled) == ("completed", True, False)
+    finally:
+        lock.release()
+    assert summarize(record).settled
+
+
 def test_an_ended_state_is_shown_as_it_is(pad):
     record = make(pad, "debate-20261128-090000-aaaa", status="failed", exit_code=3, error="x")
     state = read_state(record)
