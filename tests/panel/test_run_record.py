@@ -60,6 +60,11 @@ def test_a_runs_record_is_under_the_projects_scratchpad_with_every_file(project,
     } <= names
     state = json.loads((record / "state.json").read_text())
     assert state["id"] == record.name
+    # Times as a record writes them: UTC, ISO 8601, to the second.
+    for key in ("started_at", "run_started_at", "finished_at"):
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", state[key]), key
+    assert state["started_at"] <= state["run_started_at"] <= state["finished_at"]
+    assert state["pid"] == os.getpid() and state["exit_code"] == 0 and state["error"] is None
     assert state["plan"]["scratchpad"] == "records"
     assert state["plan"]["files"] == ["app.py"]
     assert state["labels"] == {SEAT: "Echo"}
