@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
-from council.panel.bus import Bus, Kind, Message, action_body
+from council.panel.bus import Bus, Kind, Message, action_body, cancelled_stem
 
 pytestmark = pytest.mark.anyio
 
@@ -83,3 +84,42 @@ async def test_a_message_to_a_seat_that_has_gone_is_dropped_not_blocking():
     assert (await lead.receive()).body == "my challenge"  # the bus still serves the others
     assert lead.statistics().current_buffer_used == 0  # and nothing meant for the proxy
     close(bus, lead)
+
+
+def test_a_cancel_dm_names_the_call_it_ends():
+    assert cancelled_stem(Message(Kind.DM, "lead", "critic", "CANCEL:critic-r1")) == "critic-r1"
+    assert cancelled_stem(Message(Kind.DM, "lead", "critic", "CANCEL: ")) is None
+    assert cancelled_stem(Message(Kind.BROADCAST, "lead", "*", "CANCEL:critic-r1")) is None
+    assert cancelled_stem(Message(Kind.DM, "lead", "critic", "ACTION:CHALLENGE")) is None
+
+
+async def test_a_resumed_runs_transcript_numbers_on_and_notes_reach_no_seat():
+    log: list[dict] = []
+    bus = Bus(log.append, first_seq=41)  # the record's transcript already holds 40 messages
+    lead, critic = bus.subscribe("lead"), bus.subscribe("critic")
+    await bus.send(Message(Kind.SYSTEM, "lead", "record", "phase CHALLENGE"))
+    await bus.send(Message(Kind.SYSTEM, "lead", "*", "a note for everyone"))
+    await bus.send(Message(Kind.SYSTEM, "critic", "lead", "SHUTDOWN-ACK:critic"))
+    await bus.send(Message(Kind.READY, "critic", "lead", "READY:critic"))
+    assert [e["seq"] for e in log] == [41, 42, 43, 44]
+    assert [e["kind"] for e in log] == ["system", "system", "system", "ready"]
+    assert critic.statistics().current_buffer_used == 0  # notes go to the record only
+    assert (await lead.receive()).body == "SHUTDOWN-ACK:critic"
+    assert (await lead.receive()).body == "READY:critic"
+    assert lead.statistics().current_buffer_used == 0
+    close(bus, lead, critic)
+
+
+async def test_a_restarted_seat_gets_a_new_inbox_and_the_old_one_ends():
+    bus = Bus(lambda entry: None)
+    old = bus.subscribe("critic")
+    new = bus.subscribe("critic")
+    await bus.send(Message(Kind.DM, "lead", "critic", action_body("CHALLENGE")))
+    assert (await new.receive()).action == "CHALLENGE"
+    with pytest.raises(anyio.EndOfStream):
+        await old.receive()
+    bus.unsubscribe("critic")
+    await bus.send(Message(Kind.DM, "lead", "critic", action_body("RESPOND")))  # dropped
+    with pytest.raises(anyio.EndOfStream):
+        await new.receive()
+    close(bus, old, new)

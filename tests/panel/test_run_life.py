@@ -139,12 +139,19 @@ def test_resume_reuses_the_stored_reply_and_an_ended_run_is_left_as_it_is(projec
     # As a run interrupted once its seat's reply was stored: no result yet.
     state = json.loads((record / "state.json").read_text())
     state.update(status="interrupted", reply=None, exit_code=130, finished_at=None)
+    state.update(duration_s=1000.0, run_started_at=None)  # the first run's time, as saved
     (record / "state.json").write_text(json.dumps(state))
     (record / "result.json").unlink()
     (record / "echo.md").unlink()
 
     run, lines = resumed(record, config, project)
     assert run.exit_code == 0, run.error
+    ended = json.loads((record / "state.json").read_text())
+    # The run's time is both runs' together; the resuming process and its start are named.
+    assert 1000.0 < ended["duration_s"] < 1000.0 + 600
+    assert ended["started_at"] == state["started_at"]
+    assert ended["run_started_at"] is not None and ended["finished_at"] is not None
+    assert ended["pid"] == os.getpid()
     assert f"resuming {record.name} from REVIEW" in lines
     assert calls(count) == ["REVIEW"]  # the simulator was not asked again
     notes = [m["body"] for m in transcript(record) if m["kind"] == "system"]
