@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -208,5 +209,28 @@ async def test_a_call_past_its_hard_limit_times_out_once_with_its_tree_killed(
     assert len(outcome.attempts) == 1  # the hard limit is spent: no retry
     assert outcome.detail == "no answer within the hard limit of 1s; process tree killed"
     assert outcome.attempts[0].killed and outcome.exceeded_soft
+    assert outcome.exit_code == -signal.SIGTERM  # it went within the grace
     assert outcome.latency_s >= 1
     assert (record_dir / f"{STEM}-response.md").read_text() == "thinking...\n"
+
+
+async def test_a_terminal_cli_stopped_at_a_login_prompt_is_an_auth_failure_naming_the_fix(
+    tmp_path, record_dir, room
+):
+    asks = tmp_path / "asks.py"
+    asks.write_text(
+        "import sys, time\n"
+        "sys.stdout.write('Please log in: press Enter to open the browser ')\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(600)\n"
+    )
+    command = (sys.executable, "-I", "-S", str(asks))
+    settings = CliSettings(name="asks", adapter="custom", command=command, tty=True, input="arg")
+    outcome = await ask(CustomAdapter(settings), Tool("asks", command), record_dir, room)
+    assert outcome.status is Status.AUTH
+    assert len(outcome.attempts) == 1  # a retry cannot log in
+    assert outcome.detail.startswith(
+        "asks stopped at an interactive prompt (Please log in: press Enter to open the browser)"
+    )
+    assert "once in a terminal to log in or trust the folder" in outcome.detail
+    assert not outcome.exceeded_soft  # stopped at the prompt, not at a limit
