@@ -61,4 +61,3 @@ def test_an_empty_answer_or_a_crash_is_retried_after_one_second():
     assert policy().delay(Status.ERROR, 0, None) == 1.0
     # A reset time only concerns rate limits.
     assert policy().delay(Status.ERROR, 0, 30.0) == 1.0
-
