@@ -220,7 +220,7 @@ async def test_a_terminal_cli_stopped_at_a_login_prompt_is_an_auth_failure_namin
     asks = tmp_path / "asks.py"
     asks.write_text(
         "import sys, time\n"
-        "sys.stdout.write('Please log in: press Enter to open the browser ')\n"
+        "sys.stdout.write('Welcome to asks. Please log in: press Enter to open the browser ')\n"
         "sys.stdout.flush()\n"
         "time.sleep(600)\n"
     )
@@ -230,7 +230,28 @@ async def test_a_terminal_cli_stopped_at_a_login_prompt_is_an_auth_failure_namin
     assert outcome.status is Status.AUTH
     assert len(outcome.attempts) == 1  # a retry cannot log in
     assert outcome.detail.startswith(
-        "asks stopped at an interactive prompt (Please log in: press Enter to open the browser)"
+        "asks stopped at an interactive prompt "
+        "(Welcome to asks. Please log in: press Enter to open the browser)"
     )
     assert "once in a terminal to log in or trust the folder" in outcome.detail
     assert not outcome.exceeded_soft  # stopped at the prompt, not at a limit
+
+
+async def test_a_terminal_cli_reading_its_prompt_from_stdin_gets_it_whole_and_then_its_end(
+    tmp_path, record_dir, room
+):
+    reads = tmp_path / "reads.py"
+    reads.write_text(
+        "import sys\ndata = sys.stdin.read()\nprint(len(data.splitlines()), 'lines')\n"
+    )
+    command = (sys.executable, "-I", "-S", str(reads))
+    settings = CliSettings(name="reads", adapter="custom", command=command, tty=True, input="stdin")
+    outcome = await ask(
+        CustomAdapter(settings),
+        Tool("reads", command),
+        record_dir,
+        room,
+        timeouts=Timeouts(soft_s=20, hard_s=30, grace_s=1),
+    )
+    assert outcome.status is Status.OK, outcome.detail
+    assert outcome.text == f"{len(PROMPT.splitlines())} lines"
