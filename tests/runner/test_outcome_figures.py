@@ -1,6 +1,7 @@
-"""What one call's outcome tells the record (docs/spec/protocol.md, "Record"; docs/spec/clis.md,
-"Token usage"): its files' names per attempt, its usage summed over every attempt, its exit
-code and served models from the attempt it ended with, and its timeline's spans."""
+"""What one call's outcome tells the record (docs/spec/protocol.md, section 5, the record;
+docs/spec/clis.md, token usage): its files' names per attempt, its usage summed over every
+attempt, its exit code and served models from the attempt it ended with, and its timeline's
+spans."""
 
 from __future__ import annotations
 
