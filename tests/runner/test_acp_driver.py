@@ -522,3 +522,20 @@ async def test_a_cancel_with_no_prompt_in_flight_sends_nothing(held):
         tg.cancel_scope.cancel()
     assert agent.methods()[-1] == held
     assert agent.requests("session/cancel") == []
+
+
+class StaleChunks(Agent):
+    """An agent that still streams a chunk of an earlier session (one cancelled at its hard
+    limit) while the new session's prompt runs."""
+
+    def _answer(self, ident: Any, method: str, params: Any) -> None:
+        if method == "session/prompt":
+            stale = {"sessionId": "s0", "update": chunk("An answer to another question. ")}
+            self._put({"method": "session/update", "params": stale})
+        super()._answer(ident, method, params)
+
+
+async def test_a_chunk_of_another_session_is_not_taken_into_the_answer():
+    turn = await call(StaleChunks())
+    assert turn.verdict.status is Status.OK
+    assert turn.verdict.text == "It is safe."

@@ -213,3 +213,36 @@ async def test_a_cli_whose_probe_hangs_does_not_hold_up_another_cli_s(tmp_path, 
         assert gemini.tool is not None and gemini.tool.version == "0.61.0"
         assert not slow_done.is_set()
         tg.cancel_scope.cancel()
+
+
+def broken(*, unusable: bool):
+    from council.adapters.versions import KnownBroken
+
+    return KnownBroken(
+        "drops the prompt's last line",
+        "install mine 2.5 or later",
+        since=(2, 4),
+        before=(2, 5),
+        unusable=unusable,
+    )
+
+
+async def test_a_release_known_broken_and_unusable_is_refused_with_the_way_round(tmp_path):
+    script = user_cli(tmp_path)
+    adapter = custom("mine", [str(script)], version_args=["--version"])
+    adapter.known_broken = (broken(unusable=True),)
+    resolution = await resolve_tool(adapter)
+    assert (resolution.found, resolution.tool) == (True, None)
+    assert resolution.problem == (
+        "mine 2.4.1 is a known-broken release (>= 2.4, < 2.5): drops the prompt's last line; "
+        "install mine 2.5 or later"
+    )
+
+
+async def test_a_release_known_broken_but_usable_still_runs(tmp_path):
+    script = user_cli(tmp_path)
+    adapter = custom("mine", [str(script)], version_args=["--version"])
+    adapter.known_broken = (broken(unusable=False),)
+    resolution = await resolve_tool(adapter)
+    assert resolution.problem is None
+    assert resolution.tool is not None and resolution.tool.version == "2.4.1"

@@ -49,3 +49,15 @@ def test_empty_and_error_are_retried_once():
     for status in (Status.EMPTY, Status.ERROR):
         assert policy().delay(status, 0, None) is not None
         assert policy().delay(status, 1, None) is None
+
+
+def test_a_stated_reset_time_never_buys_a_third_retry():
+    assert policy().delay(Status.RATE_LIMITED, 2, 5.0) is None
+    assert policy().delay(Status.RATE_LIMITED, 1, 5.0) == 5.0
+
+
+def test_an_empty_answer_or_a_crash_is_retried_after_one_second():
+    assert policy().delay(Status.EMPTY, 0, None) == 1.0
+    assert policy().delay(Status.ERROR, 0, None) == 1.0
+    # A reset time only concerns rate limits.
+    assert policy().delay(Status.ERROR, 0, 30.0) == 1.0
