@@ -109,7 +109,8 @@ CLI_LINES = [
 @pytest.mark.parametrize(("name", "timeouts", "efforts"), CLI_LINES)
 def test_each_found_cli_gets_its_entry_with_its_timeouts_and_efforts(name, timeouts, efforts):
     lines = template(name)
-    start = lines.index(f"  {name}:                     # found here (1.0)"[: COMMENT_COLUMN + 30])
+    start = [value_part(x) for x in lines].index(f"  {name}:")
+    assert lines[start].endswith("# found here (1.0)")
     entry = lines[start + 1 : start + 10]
     assert [value_part(x) for x in entry] == [
         f"    command: {name}",
