@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from council.config import load_config
+from council.config import load_config, parse_config
 
 # (key path, lowest taken, highest taken or None, the range as the message says it)
 RANGES = [
@@ -54,13 +54,36 @@ def edges(low, high):
     return [low] + ([high] if high is not None else [])
 
 
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [(key, v) for key, low, high, _ in RANGES for v in edges(low, high)],
-)
-def test_a_value_at_the_edge_of_its_range_is_taken_and_reaches_the_run(place, key, value):
-    place.project(nested(key, value))
-    assert value_in_run(load_config(cwd=place.root, environ={}), key) == value
+@pytest.mark.parametrize("edge", ["lowest", "highest"])
+def test_a_value_at_the_edge_of_its_range_is_taken_and_reaches_the_run(place, edge):
+    # every key at once, in one file: each at its lowest (or highest) value
+    chosen = {
+        key: low if edge == "lowest" else high
+        for key, low, high, _ in RANGES
+        if edge == "lowest" or high is not None
+    }
+    text = "".join(nested(key, value) for key, value in chosen.items())
+    tree = yaml_tree(text)
+    config = parse_config(tree)
+    assert {key: value_in_run(config, key) for key in chosen} == chosen
+
+
+def yaml_tree(text: str) -> dict:
+    """The flow-mapping lines of `nested` merged into one tree."""
+    import yaml
+
+    tree: dict = {}
+
+    def merge(into: dict, new: dict) -> None:
+        for key, value in new.items():
+            if isinstance(value, dict) and isinstance(into.get(key), dict):
+                merge(into[key], value)
+            else:
+                into[key] = value
+
+    for line in text.splitlines():
+        merge(tree, yaml.safe_load(line))
+    return tree
 
 
 def step_outside(low, high):
@@ -127,13 +150,14 @@ def with_command(key: str, text: str) -> str:
     )
 
 
-@pytest.mark.parametrize(
-    ("key", "word"), [(key, word) for key, words, _, _ in WORDS for word in words]
-)
-def test_every_word_of_a_closed_list_is_taken(place, key, word):
-    place.project(with_command(key, nested(key, word)))
-    shown = place.shown()
-    assert shown[key] == {"value": word, "source": "project", "from": str(place.project_file)}
+@pytest.mark.parametrize(("key", "words"), [(key, words) for key, words, _, _ in WORDS])
+def test_every_word_of_a_closed_list_is_taken(place, key, words):
+    taken = []
+    for word in words:
+        place.project(with_command(key, nested(key, word)))
+        shown = place.shown()[key]
+        taken.append((shown["value"], shown["source"]))
+    assert taken == [(word, "project") for word in words]
 
 
 @pytest.mark.parametrize(("key", "words", "wrong", "expected"), WORDS)
