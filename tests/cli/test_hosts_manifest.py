@@ -101,7 +101,9 @@ def test_the_project_scope_is_the_git_top_level_not_the_current_directory(place)
     sub = place.root / "src" / "pkg"
     sub.mkdir(parents=True)
     place.monkeypatch.chdir(sub)
-    place.ok("install", "--host", "qwen")
+    done = place.ok("install", "--host", "qwen")
+    # outside the current directory and HOME: the whole path
+    assert done.stdout.splitlines()[0] == f"wrote {place.root / '.qwen/commands/debate.toml'}"
     assert (place.root / ".qwen/commands/debate.toml").is_file()
     assert (place.root / ".council/installed.json").is_file()
     assert not (sub / ".qwen").exists()

@@ -282,3 +282,25 @@ def test_a_flag_beats_a_preset_beats_the_files(place, setting, flags, project, u
     config = load_config(cwd=place.root, environ=place.environ())
     chosen = plan_settings(DebateFlags(question="q", **flags), config)[setting]
     assert (chosen.value, chosen.source.label) == (value, source)
+
+
+def test_a_run_reads_the_gate_rules_the_decisions_directory_and_the_scratchpad(place):
+    place.user("review: {gate: {low: unanimous, high: any}}\nadr: {dir: docs/adr}\n")
+    place.project(
+        "review: {gate: {high: majority}}\nscratchpad: .notes\nroles: {proxies: gemini}\n"
+        "redact: {extra_patterns: ['sk-[a-z]+'], allow_files: [fixtures/*.pem]}\n"
+    )
+    config = load_config(cwd=place.root, environ=place.environ())
+    assert dict(config.review.gate) == {"low": "unanimous", "high": "majority"}
+    assert (config.adr.dir, config.scratchpad) == ("docs/adr", ".notes")
+    assert config.roles.proxies == ("gemini",)  # one proxy may be written as a string
+    assert config.redact.extra_patterns == ("sk-[a-z]+",)
+    assert config.redact.allow_files == ("fixtures/*.pem",)
+
+
+def test_a_mapping_a_file_fills_is_shown_by_its_keys_and_an_empty_one_as_itself(place):
+    place.project("clis: {codex: {env: {A: x}}, gemini: {model: flash}}\n")
+    shown = place.shown()
+    assert shown["clis.codex.env.A"]["value"] == "x"
+    assert "clis.codex.env" not in shown and "clis" not in shown
+    assert shown["clis.gemini.env"] == {"value": {}, "source": "default", "from": None}
