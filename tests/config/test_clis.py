@@ -34,6 +34,8 @@ BUILT_IN_KEYS = [
         {"DEBUG": 1, "MODE": "fast", "RATE": 1.5},
         {"DEBUG": "1", "MODE": "fast", "RATE": "1.5"},
     ),
+    # a zero or an empty value is a value all the same (NO_COLOR=, RETRIES=0)
+    ("env", {"RETRIES": 0, "NO_COLOR": ""}, {"RETRIES": "0", "NO_COLOR": ""}),
     ("lean", False, False),
     ("lean", True, True),
     ("warm", False, False),

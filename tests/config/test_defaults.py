@@ -57,6 +57,22 @@ def test_config_show_without_a_file_prints_every_key_at_the_specs_default(place)
     assert shown["clis"] == {"value": {}, "source": "default", "from": None}
 
 
+def test_config_show_lists_what_each_built_in_preset_sets(place):
+    shown = place.shown()
+    presets = {k: v["value"] for k, v in shown.items() if k.startswith("presets.")}
+    quick = {k: v for k, v in presets.items() if k.startswith("presets.quick.")}
+    assert quick == {
+        "presets.quick.rounds": 2,
+        "presets.quick.effort": "low",
+        "presets.quick.proxies": [],
+        "presets.quick.blind": False,
+    }
+    balanced = {k: v for k, v in presets.items() if k.startswith("presets.balanced.")}
+    assert balanced == {"presets.balanced.rounds": 2, "presets.balanced.effort": "high"}
+    assert (presets["presets.deep.rounds"], presets["presets.deep.effort"]) == (3, "xhigh")
+    assert presets["presets.deep.efforts.claude"] == "max"
+
+
 def test_config_show_prints_a_default_as_key_value_and_source(place):
     lines = place.show()
     expected = [
