@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from council.cli.app import cli
+from ordinary_user import as_ordinary_user
 
 CLAUDE_FILES = ["commands/debate.md", "commands/review.md", "skills/council/SKILL.md"]
 SKILL = Path(__file__).resolve().parents[2] / "skill"
@@ -189,6 +190,24 @@ def test_a_file_where_a_folder_goes_is_refused_before_anything_is_written(place)
         f"{place.root / '.gemini'} is a file, not a folder\n"
     )
     assert not (place.root / ".council").exists()
+
+
+def test_a_manifest_folder_council_cannot_write_is_refused_before_any_file(open_project):
+    # .council is another user's (as `sudo council skill install` leaves it): the manifest
+    # cannot be written, so no command is written either, or uninstall would never find it.
+    council_dir = open_project.root / ".council"
+    council_dir.mkdir()
+    home = open_project.root / "home"
+    home.mkdir()
+    refused = as_ordinary_user(
+        open_project, "skill", "install", "--host", "claude", home=home, foreign=[council_dir]
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr == (
+        f"council: cannot write {council_dir / 'installed.json'}: {council_dir} is read-only; "
+        "nothing was written\n"
+    )
+    assert not (open_project.root / ".claude").exists()
 
 
 def test_an_unknown_host_is_a_usage_error_listing_the_hosts(place):
