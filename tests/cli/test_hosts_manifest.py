@@ -139,13 +139,18 @@ def test_the_user_manifest_follows_xdg_data_home_and_an_empty_one_is_unset(place
     assert {e["host"] for e in place.manifest("user").values()} == {"qwen"}
 
 
-def test_without_home_the_user_scope_is_refused_and_the_project_scope_works(place):
-    place.monkeypatch.delenv("HOME")
+@pytest.mark.parametrize("unset", [True, False], ids=["unset", "empty"])
+def test_without_home_the_user_scope_is_refused_and_the_project_scope_works(place, unset):
+    if unset:
+        place.monkeypatch.delenv("HOME")
+    else:
+        place.monkeypatch.setenv("HOME", "")
     refused = place.skill("install", "--host", "gemini", "--scope", "user")
     assert refused.exit_code == 2
     assert refused.output == (
         "council: HOME is not set: set it, or install into the project (--scope project)\n"
     )
+    assert not (place.root / ".gemini").exists()  # not under the current directory either
     place.ok("install", "--host", "gemini", "--scope", "project")
     assert (place.root / ".gemini/commands/debate.toml").is_file()
 
