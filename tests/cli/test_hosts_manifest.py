@@ -321,6 +321,20 @@ def test_a_retired_file_the_user_changed_is_kept_on_install(place):
     )
 
 
+def test_uninstall_that_keeps_every_file_says_only_what_it_kept(place):
+    place.ok("install", "--host", "gemini")
+    for name in ("debate", "review"):
+        command = place.root / f".gemini/commands/{name}.toml"
+        command.write_text(command.read_text() + "# mine\n")
+    kept = place.ok("uninstall", "--host", "gemini")
+    assert kept.stdout == ""
+    assert kept.stderr.splitlines() == [
+        f"kept .gemini/commands/{name}.toml: changed since council installed it (--force)"
+        for name in ("debate", "review")
+    ]
+    assert len(place.manifest()) == 2  # still council's record: --force removes them later
+
+
 def test_a_file_the_user_deleted_is_dropped_from_the_manifest_on_uninstall(place):
     place.ok("install", "--host", "gemini")
     (place.root / ".gemini/commands/debate.toml").unlink()
