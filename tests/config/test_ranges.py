@@ -176,3 +176,40 @@ def test_the_effort_of_a_preset_per_cli_is_one_of_the_efforts(place):
     assert place.refused().startswith(
         f"{place.project_file}: presets.mine.efforts.claude: expected one of minimal, low,"
     )
+
+
+INTEGER_KEYS = [
+    "rounds",
+    "quorum",
+    "context_lines",
+    "file_lines",
+    "total_lines",
+    "max_warm_seats",
+]
+
+
+def test_a_whole_number_written_with_a_point_is_read_as_an_integer(place):
+    # YAML reads 3.0 as a float and the schema takes it as an integer: the run gets 3, which
+    # a slice of the seats or a line count can use.
+    place.project(
+        "debate: {rounds: 3.0, quorum: 2.0, context_lines: 9.0, file_lines: 90.0, "
+        "total_lines: 900.0, max_warm_seats: 2.0, words: {proxy: 120.0}}\n"
+        "presets: {mine: {rounds: 4.0, quorum: 1.0}}\n"
+    )
+    config = load_config(cwd=place.root, environ={})
+    read = {key: getattr(config.debate, key) for key in INTEGER_KEYS}
+    read["words.proxy"] = config.debate.words["proxy"]
+    read["presets.rounds"] = config.presets["mine"].rounds
+    read["presets.quorum"] = config.presets["mine"].quorum
+    assert read == {
+        "rounds": 3,
+        "quorum": 2,
+        "context_lines": 9,
+        "file_lines": 90,
+        "total_lines": 900,
+        "max_warm_seats": 2,
+        "words.proxy": 120,
+        "presets.rounds": 4,
+        "presets.quorum": 1,
+    }
+    assert {key: type(value) for key, value in read.items()} == dict.fromkeys(read, int)
