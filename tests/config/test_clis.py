@@ -206,12 +206,14 @@ def test_a_built_in_cli_cannot_take_another_adapter():
     )
 
 
-def test_a_variant_of_an_unknown_adapter_is_refused_listing_the_built_in_ones():
+@pytest.mark.parametrize("adapter", ["gpt", "custom"])
+def test_a_variant_of_an_unknown_adapter_is_refused_listing_the_built_in_ones(adapter):
+    # `custom` is no adapter a user names: a user-defined CLI has `command:` and no `adapter:`
     with pytest.raises(ConfigError) as caught:
-        cli_of({"adapter": "gpt"}, "t")
+        cli_of({"adapter": adapter, "command": ["t"]}, "t")
     assert str(caught.value) == (
         "config: clis.t.adapter: expected one of claude, codex, gemini, qwen, kimi, pi, sim, "
-        "got 'gpt'"
+        f"got {adapter!r}"
     )
 
 

@@ -262,3 +262,22 @@ def test_each_file_is_checked_on_its_own_before_they_merge(place):
         f"{place.user_file}: debate.rounds: expected an integer from 2 to 5, got 9"
     )
     assert caught.value.exit_code == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "colour: blue\ndebate: {rounds: 9, words: {proxy: 0}}\n",
+            "colour: unknown key; known keys: version, roles, debate, quorum, presets, clis, "
+            "scratchpad, redact, review, adr",
+        ),
+        (
+            "debate: {rounds: 9, words: {proxy: 0, respond: x}}\n",
+            "debate.rounds: expected an integer from 2 to 5, got 9",
+        ),
+    ],
+)
+def test_a_file_with_several_mistakes_gets_one_line_naming_one_of_them(place, text, message):
+    place.project(text)
+    assert place.refused() == f"{place.project_file}: {message}"
