@@ -123,6 +123,14 @@ def test_claude_config_dir_moves_claudes_user_files(place):
     assert (place.root / ".claude/commands/debate.md").is_file()
 
 
+def test_a_codex_home_written_with_a_tilde_is_under_home(place):
+    # as a shell leaves it when the user quotes it: CODEX_HOME="~/codex-home"
+    place.monkeypatch.setenv("CODEX_HOME", "~/codex-home")
+    place.ok("install", "--host", "codex", "--scope", "user")
+    assert (place.home / "codex-home/skills/council/SKILL.md").is_file()
+    assert not (place.root / "~").exists()
+
+
 def test_an_empty_claude_config_dir_is_claudes_default_place(place):
     place.monkeypatch.setenv("CLAUDE_CONFIG_DIR", "")
     place.ok("install", "--host", "claude", "--scope", "user")
