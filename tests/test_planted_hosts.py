@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from council.cli.app import cli
+from project import InProcessPlace
 
 
 @dataclass(frozen=True)
@@ -20,21 +19,12 @@ class Ran:
     stderr: str
 
 
-class Project:
-    """A project and a HOME of its own; council run in-process there, as the user runs it
-    (no process per command: these tests run install and uninstall a dozen times)."""
-
-    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.root, self.home = tmp_path / "project", tmp_path / "home"
-        self.root.mkdir()
-        self.home.mkdir()
-        monkeypatch.chdir(self.root)
-        monkeypatch.setenv("HOME", str(self.home))
-        for name in ("XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
-            monkeypatch.delenv(name, raising=False)
+class Project(InProcessPlace):
+    """council run in-process (no process per command: these tests run install and
+    uninstall a dozen times)."""
 
     def run(self, *args: str, **env: str) -> Ran:
-        result = CliRunner().invoke(cli, list(args), prog_name="council", env=env)
+        result = self.council(*args, **env)
         return Ran(result.exit_code, result.stderr)
 
 

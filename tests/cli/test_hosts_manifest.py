@@ -10,30 +10,24 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
-from council.cli.app import cli
 from ordinary_user import as_ordinary_user
+from project import InProcessPlace
 
 CLAUDE_FILES = ["commands/debate.md", "commands/review.md", "skills/council/SKILL.md"]
 SKILL = Path(__file__).resolve().parents[2] / "skill"
 
 
-class Place:
+class Place(InProcessPlace):
     """A project (the current directory, a git top level) and a HOME of its own."""
 
     def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.root, self.home = tmp_path / "project", tmp_path / "home"
-        (self.root / ".git").mkdir(parents=True)
-        self.home.mkdir()
-        monkeypatch.chdir(self.root)
-        monkeypatch.setenv("HOME", str(self.home))
-        for name in ("XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
-            monkeypatch.delenv(name, raising=False)
-        self.monkeypatch = monkeypatch
+        super().__init__(tmp_path, monkeypatch)
+        (self.root / ".git").mkdir()
 
     def skill(self, *args: str) -> Result:
-        return CliRunner().invoke(cli, ["skill", *args], prog_name="council")
+        return self.council("skill", *args)
 
     def ok(self, *args: str) -> Result:
         result = self.skill(*args)

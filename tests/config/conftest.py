@@ -7,22 +7,16 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from council.cli.app import cli
 from council.config import LoadedConfig, read_config
+from project import InProcessPlace
 
 
-class Place:
+class Place(InProcessPlace):
     """A project (the current directory) and a HOME; the user file under HOME/.config."""
 
     def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.root, self.home = tmp_path / "project", tmp_path / "home"
-        self.root.mkdir()
-        self.home.mkdir()
-        monkeypatch.chdir(self.root)
-        monkeypatch.setenv("HOME", str(self.home))
-        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+        super().__init__(tmp_path, monkeypatch)
         self.project_file = self.root / "council.yaml"
         self.user_file = self.home / ".config" / "council" / "config.yaml"
 
@@ -37,9 +31,6 @@ class Place:
         self.user_file.parent.mkdir(parents=True, exist_ok=True)
         self.user_file.write_text(text, encoding="utf-8")
         return self.user_file
-
-    def council(self, *args: str) -> Result:
-        return CliRunner().invoke(cli, list(args), prog_name="council")
 
     def show(self, *args: str) -> list[str]:
         """`council config show` lines; fails the test unless it exits 0."""
