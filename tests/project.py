@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
+from click.testing import CliRunner, Result
 
 from council.debate.result import result_schema
 from council.panel.calls import BLIND_GRACE_ENV
@@ -21,6 +23,29 @@ from council.runner.confine import EXTRA_ENV as EXTRA_WRITABLE
 from council.runner.confine import SUITE_ENV
 
 QUESTION = "Should this service cache sessions in Redis or Postgres?"
+
+
+class InProcessPlace:
+    """A project (the current directory) and a HOME of its own, with none of the variables
+    that move the user's config file or a host's directory set; council run in-process (no
+    process per command, for tests that run many quick commands)."""
+
+    MOVED = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.root, self.home = tmp_path / "project", tmp_path / "home"
+        self.root.mkdir()
+        self.home.mkdir()
+        monkeypatch.chdir(self.root)
+        monkeypatch.setenv("HOME", str(self.home))
+        for name in self.MOVED:
+            monkeypatch.delenv(name, raising=False)
+        self.monkeypatch = monkeypatch
+
+    def council(self, *args: str, **env: str) -> Result:
+        from council.cli.app import cli
+
+        return CliRunner().invoke(cli, list(args), prog_name="council", env=env or None)
 
 
 class Project:

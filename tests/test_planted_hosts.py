@@ -5,9 +5,32 @@ changed since council wrote it, unless --force."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from project import Project
+import pytest
+
+from project import InProcessPlace
+
+
+@dataclass(frozen=True)
+class Ran:
+    returncode: int
+    stderr: str
+
+
+class Project(InProcessPlace):
+    """council run in-process (no process per command: these tests run install and
+    uninstall a dozen times)."""
+
+    def run(self, *args: str, **env: str) -> Ran:
+        result = self.council(*args, **env)
+        return Ran(result.exit_code, result.stderr)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return Project(tmp_path, monkeypatch)
 
 
 def files_under(root: Path, folder: str) -> list[str]:
@@ -15,8 +38,7 @@ def files_under(root: Path, folder: str) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in base.rglob("*") if p.is_file())
 
 
-def test_uninstalling_one_host_leaves_the_others(tmp_path: Path):
-    project = Project(tmp_path)
+def test_uninstalling_one_host_leaves_the_others(project: Project):
     for host in ("claude", "gemini"):
         done = project.run("skill", "install", "--host", host, "--scope", "project")
         assert done.returncode == 0, done.stderr
@@ -31,8 +53,7 @@ def test_uninstalling_one_host_leaves_the_others(tmp_path: Path):
     assert not (project.root / ".gemini").exists()
 
 
-def test_install_again_keeps_a_file_the_user_changed_unless_forced(tmp_path: Path):
-    project = Project(tmp_path)
+def test_install_again_keeps_a_file_the_user_changed_unless_forced(project: Project):
     assert project.run("skill", "install", "--host", "claude").returncode == 0
     (first, *_) = files_under(project.root, ".claude")
     mine = project.root / first
@@ -47,9 +68,8 @@ def test_install_again_keeps_a_file_the_user_changed_unless_forced(tmp_path: Pat
     assert mine.read_text() != edited
 
 
-def test_the_user_scope_record_follows_xdg_data_home(tmp_path: Path):
+def test_the_user_scope_record_follows_xdg_data_home(project: Project, tmp_path: Path):
     # docs/spec/commands.md: the user scope's record is $XDG_DATA_HOME/council/installed.json.
-    project = Project(tmp_path)
     data = tmp_path / "xdg-data"
     done = project.run(
         "skill", "install", "--host", "claude", "--scope", "user", XDG_DATA_HOME=str(data)
@@ -63,10 +83,9 @@ def test_the_user_scope_record_follows_xdg_data_home(tmp_path: Path):
     assert not (data / "council" / "installed.json").exists()
 
 
-def test_install_over_identical_files_whose_record_is_gone_goes_through(tmp_path: Path):
+def test_install_over_identical_files_whose_record_is_gone_goes_through(project: Project):
     # Files copied by hand, or a deleted `.council/installed.json`: a target that already
     # holds exactly what council would write is nothing of the user's to protect.
-    project = Project(tmp_path)
     assert project.run("skill", "install", "--host", "claude", "--scope", "project").returncode == 0
     written = {p: (project.root / p).read_bytes() for p in files_under(project.root, ".claude")}
     (project.root / ".council" / "installed.json").unlink()
