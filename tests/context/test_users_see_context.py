@@ -169,7 +169,7 @@ def test_a_file_that_exactly_fills_what_is_left_of_the_total_is_sent_whole(proje
     write(project, "b.py", numbered(40))
     write(project, "c.py", numbered(5))
     ctx = gather_context(["a.py", "b.py", "c.py"], cwd=project, total_lines=100)
-    a, b, c = ctx.files
+    _, b, c = ctx.files
     assert (b.lines_sent, b.truncated, b.text.split("\n")[-1]) == (40, False, "line 40")
     assert (c.lines_sent, c.truncated) == (0, True)
     assert c.text == "[... 5 more lines not sent: the 100-line total was reached ...]"
