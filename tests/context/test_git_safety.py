@@ -122,6 +122,7 @@ def test_a_deleted_file_is_in_the_diff_but_not_among_the_files(repo):
     ctx = gather_context([], cwd=repo, diff_ref="HEAD")
     assert ctx.diff is not None and "-# demo" in ctx.diff
     assert [f.path for f in ctx.files] == ["app.py"]
+    assert ctx.warnings == ()  # a deletion is no file that could not be shared
 
 
 def test_an_unchanged_tree_gives_an_empty_diff_and_says_so(repo):
@@ -142,3 +143,16 @@ def test_a_secret_named_file_deep_in_the_tree_is_left_out_by_its_base_name(repo)
     allowed = gather_context([], cwd=repo, diff_ref="HEAD", allow_files=["deploy/prod/server.key"])
     assert allowed.diff is not None and "b/deploy/prod/server.key" in allowed.diff
     assert [f.path for f in allowed.files] == ["app.py", "deploy/prod/server.key"]
+
+
+def test_a_changed_dotenv_in_a_subdirectory_is_left_out_of_the_diff(repo):
+    write(repo, "services/api/.env", "API_TOKEN=Zq81-first\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "env")
+    write(repo, "services/api/.env", "API_TOKEN=Zq81-second\n")
+    ctx = gather_context([], cwd=repo, diff_ref="HEAD")
+    assert ctx.diff == ""
+    assert ctx.warnings == (
+        "left services/api/.env out of the diff: it may hold secrets (--allow-secrets)",
+        "git diff HEAD is empty: nothing changed against HEAD",
+    )

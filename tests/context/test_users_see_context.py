@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -254,3 +255,18 @@ def test_a_saved_context_with_fields_of_a_later_version_still_loads(tmp_path: Pa
     )
     saved = {**ctx.to_json(), "added_later": 1}
     assert RunContext.from_json(saved) == ctx
+
+
+def test_a_file_that_fails_to_read_is_skipped_with_the_systems_reason(project, monkeypatch):
+    write(project, "a.py", "x = 1\n")
+    write(project, "b.py", "y = 2\n")
+
+    def failing(path: Path) -> str:
+        if path.name == "a.py":
+            raise OSError(errno.EIO, "Input/output error")
+        return path.read_text(encoding="utf-8")
+
+    monkeypatch.setattr("council.context.gather.read_text", failing)
+    ctx = gather_context(["a.py", "b.py"], cwd=project)
+    assert [f.path for f in ctx.files] == ["b.py"]
+    assert ctx.warnings == ("skipped a.py: cannot be read (Input/output error)",)
