@@ -8,6 +8,7 @@ import pytest
 from context.tree import write
 from council.context import gather_context
 from council.context.paths import find_root, safe_relative
+from council.errors import UsageError
 
 
 def test_a_git_worktree_whose_dot_git_is_a_file_is_the_root(tmp_path):
@@ -48,3 +49,19 @@ def test_a_path_that_could_leave_a_room_is_not_a_safe_relative_path(shown):
 def test_a_plain_relative_path_is_safe():
     assert str(safe_relative("pkg/a.py")) == "pkg/a.py"
     assert str(safe_relative("_outside/2/a.py")) == "_outside/2/a.py"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["id_dsa", "id_ecdsa", "id_ecdsa.pub", "id_ed25519", "ID_ED25519_SK", "cert.p12", "Cert.PFX"],
+)
+def test_the_other_ssh_and_pkcs12_key_files_are_refused_by_name(project, name):
+    write(project, f"keys/{name}", "key material\n")
+    with pytest.raises(UsageError) as refused:
+        gather_context([f"keys/{name}"], cwd=project)
+    assert str(refused.value) == (
+        f"cannot use 1 file: keys/{name}: may hold secrets (by its name) "
+        "(pass --allow-secrets, or list it under redact.allow_files)"
+    )
+    allowed = gather_context([f"keys/{name}"], cwd=project, allow_secrets=True)
+    assert [f.path for f in allowed.files] == [f"keys/{name}"]
