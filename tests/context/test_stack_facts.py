@@ -178,13 +178,15 @@ def test_many_languages_name_the_six_most_given(project):
 def test_the_refresh_tags_each_fact_with_its_round_and_puts_shared_facts_first():
     base = ("- Stack: Python",)
     said = [
+        "The `pool_size` setting is 4. The `cache_ttl` setting is 30 s.",
         "The `cache_ttl` setting is 30 s.",
-        "The `cache_ttl` setting is 30 s. The `pool_size` setting is 4.",
+        "The `retry_max` setting is 2.",
     ]
     assert refresh_technical_context(base, said, 3) == (
         "- Stack: Python",
         "- [R3] The `cache_ttl` setting is 30 s.",
         "- [R3] The `pool_size` setting is 4.",
+        "- [R3] The `retry_max` setting is 2.",
     )
 
 
