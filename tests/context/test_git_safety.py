@@ -146,9 +146,7 @@ def test_a_secret_named_file_deep_in_the_tree_is_left_out_by_its_base_name(repo)
 
 
 def test_a_changed_dotenv_in_a_subdirectory_is_left_out_of_the_diff(repo):
-    write(repo, "services/api/.env", "API_TOKEN=Zq81-first\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "env")
+    _commit(repo, "services/api/.env", "API_TOKEN=Zq81-first\n")
     write(repo, "services/api/.env", "API_TOKEN=Zq81-second\n")
     ctx = gather_context([], cwd=repo, diff_ref="HEAD")
     assert ctx.diff == ""
