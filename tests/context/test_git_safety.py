@@ -13,6 +13,7 @@ from context.tree import git, write
 from council.context import gather_context
 from council.context.git import changed_names, git_diff
 from council.errors import UsageError
+from council.runner.local import LocalTimeout
 
 
 def _commit(repo: Path, rel: str, text: str) -> None:
@@ -154,3 +155,13 @@ def test_a_changed_dotenv_in_a_subdirectory_is_left_out_of_the_diff(repo):
         "left services/api/.env out of the diff: it may hold secrets (--allow-secrets)",
         "git diff HEAD is empty: nothing changed against HEAD",
     )
+
+
+def test_a_git_that_hangs_is_named_with_its_command_and_the_limit(repo, monkeypatch):
+    def hangs(argv, **kwargs):
+        raise LocalTimeout
+
+    monkeypatch.setattr("council.context.git.run_local", hangs)
+    with pytest.raises(UsageError) as refused:
+        gather_context([], cwd=repo, diff_ref="HEAD")
+    assert str(refused.value) == "git diff --name-only took over 30s"

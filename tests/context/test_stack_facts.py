@@ -193,3 +193,23 @@ def test_the_refresh_tags_each_fact_with_its_round_and_puts_shared_facts_first()
 def test_the_refresh_keeps_a_four_word_fact_and_drops_a_three_word_one():
     added = refresh_technical_context((), ["`pool_size` is 4. `x_y` equals 3.5 exactly."], 2)
     assert added == ("- [R2] `x_y` equals 3.5 exactly.",)
+
+
+def test_ruby_and_java_like_structures_are_read_by_line_patterns(project):
+    write(
+        project,
+        "app.rb",
+        "module Billing\n  class Invoice < Record\n    def self.build(attrs)\n    end\n"
+        "    def paid?\n    end\n  end\nend\n",
+    )
+    write(project, "Main.kt", "data class Order(val id: String)\nsealed interface Event\n")
+    lines = gather_context(["app.rb", "Main.kt"], cwd=project).technical
+    for expected in (
+        "- module Billing",
+        "- class Invoice < Record",
+        "- def self.build(attrs)",
+        "- def paid?",
+        "- class Order",
+        "- interface Event",
+    ):
+        assert expected in lines, lines
