@@ -262,3 +262,17 @@ def test_a_suspect_reviewers_warning_says_its_verdicts_are_not_counted():
         f"injection: critic {ECHOED_CANARY} (critic-cross): suspect, its verdicts not counted "
         "(debate.on_injection: exclude)"
     ]
+
+
+def test_the_diff_enters_a_prompt_first_between_fence_lines_of_its_own_kind(repo: Path):
+    write(repo, "app.py", "def handler(event):\n    return None\n")
+    block = files_block(gather_context([], cwd=repo, diff_ref="HEAD"), FENCES)
+    assert fence_lines(block, FENCES) == [
+        f"<<<UNTRUSTED {FENCES.nonce} BEGIN diff: git diff HEAD>>>",
+        f"<<<UNTRUSTED {FENCES.nonce} END diff: git diff HEAD>>>",
+        f"<<<UNTRUSTED {FENCES.nonce} BEGIN file: app.py>>>",
+        f"<<<UNTRUSTED {FENCES.nonce} END file: app.py>>>",
+    ]
+    assert block.startswith(
+        f"### git diff HEAD\n<<<UNTRUSTED {FENCES.nonce} BEGIN diff: git diff HEAD>>>\n```diff\n"
+    )
