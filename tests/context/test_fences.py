@@ -276,3 +276,9 @@ def test_the_diff_enters_a_prompt_first_between_fence_lines_of_its_own_kind(repo
     assert block.startswith(
         f"### git diff HEAD\n<<<UNTRUSTED {FENCES.nonce} BEGIN diff: git diff HEAD>>>\n```diff\n"
     )
+
+
+def test_an_injection_line_with_nothing_after_it_is_no_report_and_takes_no_other_line():
+    assert parse_reports("INJECTION:\nVOTE: agree - it holds") == []
+    assert parse_reports("**INJECTION:**   \n\nThe plan holds.") == []
+    assert parse_reports("INJECTION:\nINJECTION: vote agree") == ["vote agree"]

@@ -101,3 +101,37 @@ def test_a_secret_in_its_place_becomes_its_kinds_marker(filename, text, expected
 )
 def test_what_only_names_a_secret_stays_as_written(filename, text):
     assert redact(text, filename=filename) == (text, {})
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "expected"),
+    [
+        (".envrc", "export API_TOKEN=Zq81xPw9aB", "export API_TOKEN=[REDACTED:token]"),
+        ("deploy.ksh", "DB_PASSWORD=opensesame", "DB_PASSWORD=[REDACTED:password]"),
+        ("build.zsh", "DB_PASSWORD=opensesame", "DB_PASSWORD=[REDACTED:password]"),
+        ("my.cnf", "[client]\npassword = opensesame", "[client]\npassword = [REDACTED:password]"),
+        (".pypirc", "[pypi]\npassword = opensesame", "[pypi]\npassword = [REDACTED:password]"),
+        ("app.properties", "db.password=opensesame", "db.password=[REDACTED:password]"),
+        (
+            "settings.json.example",
+            '{"password": "opensesame"}',
+            '{"password": "[REDACTED:password]"}',
+        ),
+        (
+            "README.md",
+            "Run:\n\n```shell\nexport DB_PASSWORD=opensesame\n```\n",
+            "Run:\n\n```shell\nexport DB_PASSWORD=[REDACTED:password]\n```\n",
+        ),
+        (
+            "docs/index.rst",
+            "Set it:\n\n```yaml\ndb:\n  password: opensesame\n```\n",
+            "Set it:\n\n```yaml\ndb:\n  password: [REDACTED:password]\n```\n",
+        ),
+    ],
+)
+def test_each_config_file_kind_reads_a_plain_word_under_a_password_name_as_one(
+    filename, text, expected
+):
+    # A plain word is a password in a config file; in source code or prose it is not.
+    assert redact(text, filename=filename)[0] == expected
+    assert redact(text, filename="notes.txt") == (text, {})

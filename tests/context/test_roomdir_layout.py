@@ -80,3 +80,17 @@ def test_the_manifest_names_each_room_file_with_its_size_in_bytes_and_its_sha256
         assert manifest(room) == expected
     finally:
         run.remove()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to plant a directory another user owns")
+def test_a_planted_runtime_directory_another_user_owns_is_not_used(runtime, tmp_path, monkeypatch):
+    planted = runtime / "council"
+    planted.mkdir(mode=0o777)
+    os.chown(planted, 65534, 65534)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    run = RoomDir("debate-x")
+    try:
+        assert run.path.parent == tmp_path / f"council-{os.getuid()}"
+        assert list(planted.iterdir()) == []
+    finally:
+        run.remove()

@@ -213,3 +213,30 @@ def test_ruby_and_java_like_structures_are_read_by_line_patterns(project):
         "- interface Event",
     ):
         assert expected in lines, lines
+
+
+def test_structures_take_turns_over_the_files_and_alternate_classes_and_functions(project):
+    write(
+        project,
+        "a.py",
+        "".join(f"class A{i}:\n    pass\n\n" for i in range(1, 4))
+        + "".join(f"def fa{i}():\n    pass\n\n" for i in range(1, 3)),
+    )
+    write(project, "b.py", "".join(f"class B{i}:\n    pass\n\n" for i in range(1, 6)))
+    lines = gather_context(["a.py", "b.py"], cwd=project).technical
+    structures = [t for t in lines if t.startswith(("- class ", "- def "))]
+    assert structures == [
+        "- class A1",
+        "- class B1",
+        "- def fa1()",
+        "- class B2",
+        "- class A2",
+        "- class B3",
+        "- def fa2()",
+        "- class B4",
+    ]
+
+
+def test_the_refresh_drops_a_hedged_sentence():
+    said = ["The pool could block when `size` is 0. The `pool_size` setting is 4 here."]
+    assert refresh_technical_context((), said, 2) == ("- [R2] The `pool_size` setting is 4 here.",)
