@@ -240,3 +240,15 @@ def test_structures_take_turns_over_the_files_and_alternate_classes_and_function
 def test_the_refresh_drops_a_hedged_sentence():
     said = ["The pool could block when `size` is 0. The `pool_size` setting is 4 here."]
     assert refresh_technical_context((), said, 2) == ("- [R2] The `pool_size` setting is 4 here.",)
+
+
+def test_a_short_limit_keeps_four_structures_after_the_first_fact(project):
+    write(project, "m.py", "".join(f"def f{i}(x):\n    pass\n" for i in range(20)))
+    lines = gather_context(["m.py"], cwd=project, context_lines=5).technical
+    assert lines == (
+        "- Stack: Python",
+        "- def f0(x)",
+        "- def f1(x)",
+        "- def f2(x)",
+        "- def f3(x)",
+    )
