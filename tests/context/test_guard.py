@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
 
 from council.context.guard import CONTENT, MODE, TIMES, ProjectGuard, Seen
@@ -127,3 +128,34 @@ def test_confined_a_content_change_alone_names_no_seat():
     seen = Seen({"notes.md": {CONTENT}}, others=["advocate"], confined=True)
     warning = seen.warning("critic")
     assert warning is not None and "critic" not in warning and "advocate" not in warning
+
+
+def test_a_renamed_file_is_reported_under_both_names(repo):
+    guard = ProjectGuard(repo, ["app.py"])
+
+    def act() -> None:
+        subprocess.run([*GIT, "mv", "lib.py", "lib2.py"], cwd=repo, check=True)
+
+    assert changes(guard, act) == {"lib.py": {CONTENT}, "lib2.py": {CONTENT}}
+
+
+def test_a_warning_names_ten_paths_and_counts_the_rest():
+    seen = Seen({f"f{i:02}.py": {CONTENT} for i in range(12)}, confined=False)
+    assert seen.warning("critic") == (
+        "the project changed during critic's call: "
+        + ", ".join(f"f{i:02}.py" for i in range(10))
+        + " (+2 more)"
+    )
+    assert Seen({}, confined=False).warning("critic") is None
+
+
+def test_a_call_is_never_said_to_overlap_itself_only_the_calls_still_running(repo):
+    guard = ProjectGuard(repo, ["app.py"])
+
+    async def calls() -> tuple[list[str], list[str]]:
+        async with guard.watch("advocate") as outer, guard.watch("critic") as inner:
+            (repo / "lib.py").write_text("y = 4\n")
+        return inner.others, outer.others
+
+    inner, outer = anyio.run(calls)
+    assert (inner, outer) == (["advocate"], [])

@@ -32,9 +32,10 @@ MAX_REPORTS = 5
 REPORT_WORDS = 40
 
 # Tolerant as the VOTE line's reading is (debate/votes.py): emphasis, a bullet, a quote mark,
-# a full-width colon.
+# a full-width colon. The report is the rest of its own line: an empty `INJECTION:` line
+# does not take the next line (a VOTE line) for its report.
 _REPORT_LINE = re.compile(
-    r"^[\s>*_`#-]*(?:[-*+•]\s*)?[*_`]*injection[*_`]*\s*[:：]\s*(?P<what>.*?)[*_`\s]*$",  # noqa: RUF001
+    r"^[\s>*_`#-]*(?:[-*+•]\s*)?[*_`]*injection[*_`]*[ \t]*[:：][ \t]*(?P<what>.*?)[*_`\s]*$",  # noqa: RUF001
     re.IGNORECASE | re.MULTILINE,
 )
 # What a seat writes when asked to report and it found nothing: not a report.

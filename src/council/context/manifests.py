@@ -139,8 +139,9 @@ def _package_json(root: Path, stack: Stack) -> None:
     stack.add_language(("TypeScript" if typescript else "JavaScript") + runtime)
     stack.add(stack.dependencies, list(deps))
     stack.add(stack.dev_tools, list(dev))
-    if data.get("type") == "module":
-        stack.add(stack.build, ["ES modules"])
+    if data.get("type") == "module" and "ES modules" not in stack.build:
+        # Not through `add`: its name pattern admits no space, and this is no package name.
+        stack.build.append("ES modules")
     binaries = data.get("bin")
     if isinstance(binaries, dict):
         stack.add(stack.entry_points, list(binaries))

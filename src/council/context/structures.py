@@ -175,7 +175,7 @@ def python_facts(text: str, facts: CodeFacts) -> list[Structure]:
                 a.annotation is not None for a in node.args.args if a.arg not in ("self", "cls")
             ):
                 facts.annotated_functions += 1
-    for module in modules:
+    for module in sorted(modules):  # a set: sorted, so ties keep one order
         facts.imports[module] += 1
     facts.async_files += has_async
     for node in tree.body:
@@ -307,7 +307,7 @@ def other_facts(text: str, family: str, facts: CodeFacts) -> list[Structure]:
             m.split("/")[0] if not m.startswith("@") else "/".join(m.split("/")[:2])
             for m in _JS_IMPORT.findall(text)
         }
-        for module in modules:
+        for module in sorted(modules):
             facts.imports[module] += 1
         if re.search(r"\basync\b|\bawait\b", text):
             facts.async_files += 1
