@@ -15,6 +15,7 @@ from council.cli.app import CliState, cli, collect_from_now, output_options
 from council.cli.options import flag_options
 from council.debate.flags import DebateFlags
 from council.errors import ExitCode, UsageError
+from council.options import options_of
 
 # The panel's options that mean something without --recheck: where the records are.
 _ALWAYS = {"scratchpad"}
@@ -110,5 +111,5 @@ def _no_panel_options(flags: DebateFlags) -> None:
         if each.name in _ALWAYS or each.name == "question":
             continue
         if getattr(flags, each.name) != each.default:
-            flag = "--" + each.name.replace("_", "-")
+            flag = options_of(DebateFlags)[each.name].flag  # as typed: --with, not --proxies
             raise UsageError(f"{flag} is an option of --recheck (its new panel); drop it")
