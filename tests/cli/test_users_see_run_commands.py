@@ -142,7 +142,7 @@ def pad(tmp_path_factory: pytest.TempPathFactory) -> Path:
         patch.setenv("HOME", str(root / "home"))
         patch.delenv("XDG_CONFIG_HOME", raising=False)
         for argv in (
-            ["debate", QUESTION, "--sim"],
+            ["debate", QUESTION, "--sim", "--timeout", "Sim=900"],
             ["review", "--files", "service.py", "--sim", "--format", "sarif"],
             ["check", QUESTION, "--sim"],
         ):
@@ -162,6 +162,11 @@ def runs(pad: Path, project: Path) -> Path:
     copy = project / ".scratchpad"
     shutil.copytree(pad, copy)
     return copy
+
+
+def test_a_timeout_given_per_cli_is_every_seat_of_that_cli_s_soft_timeout(runs):
+    plan = json.loads((runs / run_id(runs, "debate") / "state.json").read_text())["plan"]
+    assert [plan[seat]["soft_timeout_s"] for seat in ("advocate", "critic", "lead")] == [900] * 3
 
 
 def test_list_names_every_kind_of_run_newest_first(runs):

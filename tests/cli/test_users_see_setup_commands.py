@@ -257,3 +257,27 @@ def test_a_bug_under_verbose_shows_its_traceback(project, monkeypatch):
     Path(quiet.stderr.rsplit("traceback in ", 1)[1].strip()).unlink()
     loud = council("-v", "debate", "q", "--sim")
     assert loud.exit_code == 1 and isinstance(loud.exception, RuntimeError)
+
+
+TIMEOUTS = [
+    # (--timeout's value, the line on stderr)
+    ("sim=0", "council: bad --timeout for sim: '0' is not a number of seconds from 1 to 86400"),
+    ("sim=0.9", "council: bad --timeout for sim: '0.9' is not a number of seconds from 1 to 86400"),
+    ("sim=86401", "council: bad --timeout for sim: '86401' is not a number of seconds from 1 to 86400"),
+    ("sim=-5", "council: bad --timeout for sim: '-5' is not a number of seconds from 1 to 86400"),
+    ("sim=inf", "council: bad --timeout for sim: 'inf' is not a number of seconds from 1 to 86400"),
+    ("sim=60,sim=0", "council: bad --timeout for sim: '0' is not a number of seconds from 1 to 86400"),
+    ("=5", "council: bad --timeout value '=5': expected cli=value, e.g. codex=900"),
+    ("sim=", "council: bad --timeout value 'sim=': expected cli=value, e.g. codex=900"),
+    ("sim:30", "council: bad --timeout value 'sim:30': expected cli=value, e.g. codex=900"),
+]
+
+
+@pytest.mark.parametrize(("value", "line"), TIMEOUTS)
+@pytest.mark.parametrize("command", [["debate", "q"], ["check", "q"], ["review", "--files", "a.py"]])
+def test_a_bad_timeout_per_cli_is_exit_2_naming_the_cli_and_the_range(project, command, value, line):
+    (project / "a.py").write_text("x = 1\n")
+    result = council(*command, "--sim", "--timeout", value)
+    assert result.exit_code == 2
+    assert result.stderr == line + "\n"
+    assert not (project / ".scratchpad").exists() or not any((project / ".scratchpad").glob("*-*"))
