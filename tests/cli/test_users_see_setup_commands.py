@@ -281,3 +281,140 @@ def test_a_bad_timeout_per_cli_is_exit_2_naming_the_cli_and_the_range(project, c
     assert result.exit_code == 2
     assert result.stderr == line + "\n"
     assert not (project / ".scratchpad").exists() or not any((project / ".scratchpad").glob("*-*"))
+
+
+# -- doctor, from the report it is given ---------------------------------------------------
+
+
+def row(name: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "vendor": name,
+        "state": "ok",
+        "status": "ok",
+        "version": "1.2.3",
+        "variant": None,
+        "version_note": None,
+        "known_broken": [],
+        "auth": {"found": True, "source": "login"},
+        "billing": {"mode": "login"},
+        "default_seats": [],
+        "sandbox": "-s read-only",
+        "path": f"/usr/bin/{name}",
+        "problem": None,
+        "probe": None,
+        **fields,
+    }
+
+
+def report(*rows: dict[str, Any], probe: dict[str, Any] | None = None) -> dict[str, Any]:
+    usable = [r["name"] for r in rows if r["state"] == "ok" and r["vendor"] != "sim"]
+    return {
+        "clis": list(rows),
+        "defaults": {"advocate": "claude", "critic": "codex", "lead": "codex"},
+        "usable": usable,
+        "can_debate": bool(usable),
+        "write_confinement": "Landlock ABI 4",
+        "probe": probe,
+    }
+
+
+@pytest.fixture
+def doctored(project: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """`council doctor` with the report the test sets (`report`), and what it was asked."""
+    seen: dict[str, Any] = {}
+
+    async def run_doctor(_config: Any, timeout_s: float, _c: Any, probe_s: Any, _r: Any) -> Any:
+        seen["timeout_s"], seen["probe_timeout_s"] = timeout_s, probe_s
+        return None
+
+    monkeypatch.setattr("council.doctor.run_doctor", run_doctor)
+    monkeypatch.setattr("council.doctor.report_json", lambda _report: seen["report"])
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("argv", "timeout_s", "probe_s"),
+    [
+        ([], 10.0, None),
+        (["--timeout", "3"], 3.0, None),
+        (["--probe"], 10.0, 60.0),
+        (["--probe", "--probe-timeout", "5"], 10.0, 5.0),
+        (["--probe-timeout", "5"], 10.0, None),
+    ],
+)
+def test_doctor_probes_versions_within_its_timeouts(doctored, argv, timeout_s, probe_s):
+    doctored["report"] = report(row("codex"))
+    assert council("doctor", *argv).exit_code == 0
+    assert (doctored["timeout_s"], doctored["probe_timeout_s"]) == (timeout_s, probe_s)
+
+
+def test_doctor_table_says_each_clis_state_version_auth_seats_and_sandbox(doctored):
+    doctored["report"] = report(
+        row("claude", default_seats=["advocate"], billing={"mode": "api_key"}),
+        row("codex", default_seats=["critic", "lead"], version_note="not tested with 1.2.3"),
+        row("gemini", state="missing", status="missing", version=None, problem="npm i gemini",
+            auth={"found": None, "source": None}, billing={"mode": "unknown"}),
+        row("qwen", auth={"found": False, "source": None}, billing={"mode": "none"},
+            variant="qwen-code"),
+        row("sim", vendor="sim"),
+    )
+    result = council("doctor")
+    assert result.exit_code == 0
+    lines = [line.split("  ") for line in result.stdout.splitlines()]
+    cells = [[c.strip() for c in line if c.strip()] for line in lines]
+    assert cells[:6] == [
+        ["CLI", "STATE", "VERSION", "AUTH", "SEAT", "READ-ONLY", "PATH / PROBLEM"],
+        ["claude", "ok", "1.2.3", "api key", "advocate", "-s read-only", "/usr/bin/claude"],
+        ["codex", "ok", "1.2.3 *", "login", "critic,lead", "-s read-only", "/usr/bin/codex"],
+        ["gemini", "missing", "-", "unknown", "-", "-s read-only", "npm i gemini"],
+        ["qwen", "ok", "1.2.3 (qwen-code)", "none found", "-", "-s read-only", "/usr/bin/qwen"],
+        ["sim", "ok", "1.2.3", "login", "--sim", "-s read-only", "/usr/bin/sim"],
+    ]
+    assert result.stdout.splitlines()[6:] == [
+        "* codex: not tested with 1.2.3",
+        "write confinement: Landlock ABI 4",
+        "ready: advocate=claude critic=codex lead=codex (3 usable: claude, codex, qwen)",
+    ]
+
+
+def test_doctor_with_no_ai_cli_exits_3_saying_how_to_go_on(doctored):
+    doctored["report"] = report(row("codex", state="missing", status="missing"), row("sim", vendor="sim"))
+    result = council("doctor")
+    assert result.exit_code == 3
+    assert result.stdout.splitlines()[-1] == (
+        "no AI CLI can run a debate here: install one (see PATH / PROBLEM), or run the "
+        "offline simulator with --sim"
+    )
+    assert result.stderr == (
+        "council: no usable AI CLI found; install one, or use --sim to try council offline\n"
+    )
+    assert json.loads(council("doctor", "--json").stdout)["can_debate"] is False
+
+
+def test_doctor_probe_exits_3_naming_the_cli_of_the_roles_that_cannot_answer(doctored):
+    roles = {"advocate": "claude", "critic": "codex", "lead": "codex", "proxies": ["qwen"]}
+    doctored["report"] = report(
+        row("claude", probe={"status": "ok", "latency_s": 2.04, "detail": ""}),
+        row("codex", probe={"status": "auth", "latency_s": None, "detail": "not logged in"}),
+        row("qwen", probe={"status": "ok", "latency_s": 0.5, "detail": ""}),
+        probe={"failed": ["codex"], "roles": roles},
+    )
+    result = council("doctor", "--probe")
+    assert result.exit_code == 3
+    assert result.stderr == "council: a CLI of the configured roles cannot answer (codex: auth)\n"
+    out = result.stdout.splitlines()
+    assert [line.split()[-2] for line in out[1:4]] == ["2.0s", "auth", "0.5s"]
+    assert "probe codex: auth: not logged in" in out
+    assert out[-1] == (
+        "probe: cannot answer: codex (roles: advocate=claude critic=codex lead=codex "
+        "proxies=qwen)"
+    )
+    doctored["report"]["probe"]["failed"] = []
+    doctored["report"]["clis"][1]["probe"] = {"status": "ok", "latency_s": 1.0, "detail": ""}
+    fine = council("doctor", "--probe")
+    assert fine.exit_code == 0
+    assert fine.stdout.splitlines()[-1] == (
+        "probe: every CLI of the roles answered (advocate=claude critic=codex lead=codex "
+        "proxies=qwen)"
+    )
