@@ -486,3 +486,42 @@ def test_review_detach_writes_a_file_output_when_the_run_ends(runs):
     result = council("review", "--files", "a.py", "--sim", "--detach", "--output", "r.sarif")
     assert result.exit_code == 0
     assert runs.flags.output == "r.sarif"
+
+
+# -- --args-stdin --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "typed", "question", "name", "value"),
+    [
+        ("debate", "Should we cache $HOME? --rounds 3", "Should we cache $HOME?", "rounds", 3),
+        ("debate", "what's `id` --files a.py b.py", "what's `id`", "files", ("a.py", "b.py")),
+        ("check", "'Redis or Postgres' --options Redis,Postgres", "Redis or Postgres", "options",
+         ("Redis", "Postgres")),
+    ],
+)
+def test_args_on_stdin_are_parsed_as_if_typed_there(runs, command, typed, question, name, value):
+    result = council(command, "--sim", "--args-stdin", stdin=typed)
+    assert result.exit_code == 0, result.output
+    assert runs.flags.question == question and getattr(runs.flags, name) == value
+
+
+def test_review_takes_its_options_from_stdin(runs):
+    result = council("review", "--sim", "--args-stdin", stdin="--files a.py --format sarif")
+    assert result.exit_code == 0, result.output
+    assert runs.flags.files == ("a.py",) and result.stdout == "sarif of review\n"
+
+
+def test_args_on_stdin_given_twice_is_exit_2(runs):
+    result = council("debate", "--args-stdin", "--sim", "--args-stdin", stdin="Why?")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "council: --args-stdin given twice: stdin holds one set of arguments\n"
+    )
+    assert runs.started == []
+
+
+def test_args_stdin_after_a_double_dash_is_the_question_itself(runs):
+    result = council("debate", "--sim", "--", "--args-stdin", stdin="ignored")
+    assert result.exit_code == 0
+    assert runs.flags.question == "--args-stdin"

@@ -279,6 +279,14 @@ def test_resume_of_an_ended_run_prints_its_result_and_writes_the_output(runs, pr
     assert json.loads((project / "out.json").read_text())["id"] == rid
 
 
+def test_resume_refuses_an_output_onto_one_of_the_runs_files(runs, project):
+    (project / "service.py").write_text("x = 1\n")
+    resumed = council("resume", run_id(runs, "review"), "--output", "service.py")
+    assert resumed.exit_code == 2
+    assert "--output service.py is one of the run's own inputs" in resumed.stderr
+    assert (project / "service.py").read_text() == "x = 1\n"
+
+
 def test_cancel_of_an_ended_run_is_refused(runs):
     rid = run_id(runs, "debate")
     cancelled = council("cancel", rid)
