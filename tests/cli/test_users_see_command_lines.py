@@ -525,3 +525,13 @@ def test_args_stdin_after_a_double_dash_is_the_question_itself(runs):
     result = council("debate", "--sim", "--", "--args-stdin", stdin="ignored")
     assert result.exit_code == 0
     assert runs.flags.question == "--args-stdin"
+
+
+def test_output_under_home_and_onto_a_device_are_written_as_a_shell_would(runs, project):
+    (project / "home").mkdir()
+    result = council("debate", "Cache?", "--sim", "--output", "~/out.json")
+    assert result.exit_code == 0, result.output
+    assert json.loads((project / "home/out.json").read_text())["status"] == "completed"
+    assert not (project / "~").exists()
+    assert council("debate", "Cache?", "--sim", "--output", "/dev/null").exit_code == 0
+    assert Path("/dev/null").is_char_device()
