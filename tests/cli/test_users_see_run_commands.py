@@ -342,3 +342,38 @@ def test_adr_refuses_what_it_cannot_do_with_one_line(project, argv, line):
     assert result.exit_code == 2
     assert result.stderr == line + "\n"
     assert not (project / "docs").exists() and not (project / "doc").exists()
+
+
+@pytest.fixture
+def rechecked(project: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """`adr --recheck` with a panel that rules as the test says (`verdict`, `code`)."""
+    seen: dict[str, Any] = {"verdict": "changed", "code": 7}
+
+    def recheck(path: Path, flags: Any, _config: Any, _progress: Any, *, cwd: Path) -> Any:
+        seen["path"], seen["flags"] = path, flags
+        section = f"## Rechecked 2026-11-28\n\nVerdict: **{seen['verdict']}**.\n"
+        json_of = {"verdict": seen["verdict"], "record": "debate-1", "exit_code": seen["code"]}
+        return SimpleNamespace(section=section, exit_code=seen["code"], to_json=lambda: json_of)
+
+    monkeypatch.setattr("council.adr.recheck.recheck", recheck)
+    return seen
+
+
+@pytest.mark.parametrize(("verdict", "code"), [("changed", 7), ("unchanged", 0), ("unclear", 5)])
+def test_adr_recheck_prints_the_section_and_exits_with_the_verdicts_code(
+    rechecked, verdict, code
+):
+    rechecked["verdict"], rechecked["code"] = verdict, code
+    result = council("adr", "--recheck", "doc/adr/0003-x.md", "--with", "codex", "--rounds", "3")
+    assert result.exit_code == code
+    assert result.stdout == f"## Rechecked 2026-11-28\n\nVerdict: **{verdict}**.\n"
+    assert rechecked["path"] == Path("doc/adr/0003-x.md")
+    assert (rechecked["flags"].proxies, rechecked["flags"].rounds) == (("codex",), 3)
+    as_json = council("adr", "--recheck", "doc/adr/0003-x.md", "--json")
+    assert json.loads(as_json.stdout) == {
+        "path": "doc/adr/0003-x.md",
+        "verdict": verdict,
+        "record": "debate-1",
+        "exit_code": code,
+    }
+    assert as_json.exit_code == code
