@@ -392,6 +392,8 @@ def test_output_with_json_printed_takes_the_printed_form_when_its_suffix_names_n
 ):
     council("debate", "Cache?", "--sim", "--json", "--output", "out.txt")
     assert json.loads((project / "out.txt").read_text())["status"] == "completed"
+    council("debate", "Cache?", "--sim", "--json", "--output", "OUT.MD")  # any case
+    assert (project / "OUT.MD").read_text() == "md of debate\n"
 
 
 def test_output_is_written_even_when_the_run_failed(runs, project):
