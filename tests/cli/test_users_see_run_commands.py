@@ -6,6 +6,7 @@ once on the simulator, the code `wait` exits with, and what `adr` refuses or wri
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -377,3 +378,39 @@ def test_adr_recheck_prints_the_section_and_exits_with_the_verdicts_code(
         "exit_code": code,
     }
     assert as_json.exit_code == code
+
+
+@pytest.fixture
+def running(runs: Path):
+    """The debate, as a run still going: its state says running and a process holds it."""
+    from council.runs.lock import RecordLock
+
+    record = runs / run_id(runs, "debate")
+    state = json.loads((record / "state.json").read_text())
+    (record / "state.json").write_text(json.dumps({**state, "status": "running", "pid": os.getpid()}))
+    lock = RecordLock.acquire(record, os.getpid())
+    yield record
+    lock.release()
+
+
+@pytest.mark.parametrize("timeout", ["0", "0.01"])
+def test_wait_on_a_running_run_gives_up_at_its_timeout_with_75_and_how_to_go_on(
+    running, timeout
+):
+    rid = running.name
+    lines = (running / "progress.log").read_text().splitlines()
+    waited = council("wait", rid, "--timeout", timeout)
+    assert waited.exit_code == 75 and waited.stdout == ""
+    said = waited.stderr.splitlines()
+    assert said[: len(lines)] == lines
+    assert said[len(lines)].startswith(f"still running: {rid} running · ")
+    assert said[len(lines) + 1:] == [f"wait again: council wait {rid} --since {len(lines)}"]
+    again = council("wait", rid, "--timeout", "0")
+    assert again.stderr.splitlines()[-1] == f"wait again: council wait {rid} --since {len(lines)}"
+    assert len(again.stderr.splitlines()) == 2
+
+
+def test_status_of_a_running_run_says_running(running):
+    status = json.loads(council("status", running.name, "--json").stdout)
+    assert status["status"] == "running"
+    assert council("status", running.name).stdout.startswith(f"{running.name} running · ")
