@@ -218,6 +218,17 @@ def test_show_refuses_a_form_the_run_has_not(runs, kind, form):
     assert shown.stderr == f"council: {rid} is a {kind}: {form} is not one of its forms\n"
 
 
+def test_show_html_of_a_check_says_it_has_no_page(runs):
+    rid = run_id(runs, "check")
+    shown = council("show", rid, "--html")
+    assert shown.exit_code == 2 and shown.stdout == ""
+    assert shown.stderr == (
+        f"council: {rid} is a check: it has no HTML page; read it with `council show {rid}` "
+        "(or --json)\n"
+    )
+    assert not (runs / rid / "report.html").exists()
+
+
 def test_show_last_is_the_newest_run(runs):
     assert json.loads(council("show", "last", "--json").stdout)["id"] == run_id(runs, "check")
 
