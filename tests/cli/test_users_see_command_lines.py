@@ -117,7 +117,10 @@ def test_the_question_is_read_from_stdin_with_a_dash_and_from_a_file_with_at(
     assert council(command, "-", "--sim", stdin="Which queue for jobs?\n").exit_code == 0
     (project / "q.md").write_text("Kafka or SQS?\n", encoding="utf-8")
     assert council(command, "@q.md", "--sim").exit_code == 0
-    assert [s.flags.question.strip() for s in runs.started] == ["Which queue for jobs?", "Kafka or SQS?"]
+    assert [s.flags.question.strip() for s in runs.started] == [
+        "Which queue for jobs?",
+        "Kafka or SQS?",
+    ]
 
 
 @pytest.mark.parametrize("command", ["debate", "check"])
@@ -167,7 +170,11 @@ DEBATE_OPTIONS = [
     (["--quorum", "0"], "quorum", 0),
     (["--quorum", "2"], "quorum", 2),
     (["--max-cost", "0.5"], "max_cost", 0.5),
-    (["--model", "codex:gpt-5.2", "--model", "claude:opus"], "models", ("codex:gpt-5.2", "claude:opus")),
+    (
+        ["--model", "codex:gpt-5.2", "--model", "claude:opus"],
+        "models",
+        ("codex:gpt-5.2", "claude:opus"),
+    ),
     (["--effort", "xhigh"], "effort", "xhigh"),
     (["--timeout", "codex=900"], "timeouts", ("codex=900",)),
     (["--timeout", "codex=900", "--timeout", "sim=5"], "timeouts", ("codex=900", "sim=5")),
@@ -268,9 +275,7 @@ def test_review_json_and_another_format_is_exit_2(runs, form):
 
 
 @pytest.mark.parametrize("command", [["debate", "Cache?"], ["check", "Cache?"]])
-@pytest.mark.parametrize(
-    ("options", "printed"), [([], "md of {kind}\n"), (["--json"], "json")]
-)
+@pytest.mark.parametrize(("options", "printed"), [([], "md of {kind}\n"), (["--json"], "json")])
 def test_the_result_goes_to_stdout_and_the_record_to_stderr(runs, command, options, printed):
     result = council(*command, "--sim", *options)
     if printed == "json":
@@ -387,9 +392,7 @@ def test_output_is_written_in_the_form_its_suffix_names(runs, project, name, wri
     assert result.stdout == "md of debate\n"
 
 
-def test_output_with_json_printed_takes_the_printed_form_when_its_suffix_names_none(
-    runs, project
-):
+def test_output_with_json_printed_takes_the_printed_form_when_its_suffix_names_none(runs, project):
     council("debate", "Cache?", "--sim", "--json", "--output", "out.txt")
     assert json.loads((project / "out.txt").read_text())["status"] == "completed"
     council("debate", "Cache?", "--sim", "--json", "--output", "OUT.MD")  # any case
@@ -405,7 +408,10 @@ def test_output_is_written_even_when_the_run_failed(runs, project):
 
 BAD_OUTPUTS = [
     # (options, the line on stderr)
-    (["--output", "nowhere/out.md"], "the folder {project}/nowhere does not exist; create it first"),
+    (
+        ["--output", "nowhere/out.md"],
+        "the folder {project}/nowhere does not exist; create it first",
+    ),
     (["--files", "a.py", "--output", "a.py"], "--output a.py is one of the run's own inputs"),
     (["--files", "b.py,a.py", "--output", "./a.py"], "is one of the run's own inputs"),
 ]
@@ -498,8 +504,13 @@ def test_review_detach_writes_a_file_output_when_the_run_ends(runs):
     [
         ("debate", "Should we cache $HOME? --rounds 3", "Should we cache $HOME?", "rounds", 3),
         ("debate", "what's `id` --files a.py b.py", "what's `id`", "files", ("a.py", "b.py")),
-        ("check", "'Redis or Postgres' --options Redis,Postgres", "Redis or Postgres", "options",
-         ("Redis", "Postgres")),
+        (
+            "check",
+            "'Redis or Postgres' --options Redis,Postgres",
+            "Redis or Postgres",
+            "options",
+            ("Redis", "Postgres"),
+        ),
     ],
 )
 def test_args_on_stdin_are_parsed_as_if_typed_there(runs, command, typed, question, name, value):

@@ -75,9 +75,7 @@ def test_quiet_keeps_warnings_and_verbose_adds_details(clock, quiet, verbose, sh
     assert stream.getvalue().splitlines() == shown
 
 
-def test_the_log_gets_every_line_even_under_quiet_and_those_from_before_it_opened(
-    clock, tmp_path
-):
+def test_the_log_gets_every_line_even_under_quiet_and_those_from_before_it_opened(clock, tmp_path):
     stream = io.StringIO()
     progress = Progress(stream, quiet=True, live=False)
     progress.info("context: 2 files")

@@ -93,7 +93,9 @@ def test_list_prints_id_date_status_rounds_run_of_requested_and_question(listed,
     assert result.stdout == line + "\n"
 
 
-@pytest.mark.parametrize(("argv", "shown"), [([], 20), (["--limit", "5"], 5), (["--limit", "1"], 1)])
+@pytest.mark.parametrize(
+    ("argv", "shown"), [([], 20), (["--limit", "5"], 5), (["--limit", "1"], 1)]
+)
 def test_list_shows_the_newest_runs_up_to_the_limit(listed, argv, shown):
     listed["runs"] = [summary(n) for n in range(30)]
     lines = council("list", *argv).stdout.splitlines()
@@ -332,9 +334,15 @@ REFUSED = [
         "council: give the debate to write down (council adr last, or its id), or an ADR to "
         "recheck (council adr --recheck <ADR file>)",
     ),
-    (["adr", "last", "--rounds", "3"], "council: --rounds is an option of --recheck (its new panel); drop it"),
+    (
+        ["adr", "last", "--rounds", "3"],
+        "council: --rounds is an option of --recheck (its new panel); drop it",
+    ),
     (["adr", "last", "--sim"], "council: --sim is an option of --recheck (its new panel); drop it"),
-    (["adr", "last", "--with", "codex"], "council: --with is an option of --recheck (its new panel); drop it"),
+    (
+        ["adr", "last", "--with", "codex"],
+        "council: --with is an option of --recheck (its new panel); drop it",
+    ),
     (
         ["adr", "last", "--recheck", "doc/adr/0001-x.md"],
         "council: --recheck takes the ADR file alone; drop last (its new panel's options: "
@@ -372,9 +380,7 @@ def rechecked(project: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("verdict", "code"), [("changed", 7), ("unchanged", 0), ("unclear", 5)])
-def test_adr_recheck_prints_the_section_and_exits_with_the_verdicts_code(
-    rechecked, verdict, code
-):
+def test_adr_recheck_prints_the_section_and_exits_with_the_verdicts_code(rechecked, verdict, code):
     rechecked["verdict"], rechecked["code"] = verdict, code
     result = council("adr", "--recheck", "doc/adr/0003-x.md", "--with", "codex", "--rounds", "3")
     assert result.exit_code == code
@@ -398,16 +404,16 @@ def running(runs: Path):
 
     record = runs / run_id(runs, "debate")
     state = json.loads((record / "state.json").read_text())
-    (record / "state.json").write_text(json.dumps({**state, "status": "running", "pid": os.getpid()}))
+    (record / "state.json").write_text(
+        json.dumps({**state, "status": "running", "pid": os.getpid()})
+    )
     lock = RecordLock.acquire(record, os.getpid())
     yield record
     lock.release()
 
 
 @pytest.mark.parametrize("timeout", ["0", "0.01"])
-def test_wait_on_a_running_run_gives_up_at_its_timeout_with_75_and_how_to_go_on(
-    running, timeout
-):
+def test_wait_on_a_running_run_gives_up_at_its_timeout_with_75_and_how_to_go_on(running, timeout):
     rid = running.name
     lines = (running / "progress.log").read_text().splitlines()
     waited = council("wait", rid, "--timeout", timeout)
@@ -415,7 +421,7 @@ def test_wait_on_a_running_run_gives_up_at_its_timeout_with_75_and_how_to_go_on(
     said = waited.stderr.splitlines()
     assert said[: len(lines)] == lines
     assert said[len(lines)].startswith(f"still running: {rid} running · ")
-    assert said[len(lines) + 1:] == [f"wait again: council wait {rid} --since {len(lines)}"]
+    assert said[len(lines) + 1 :] == [f"wait again: council wait {rid} --since {len(lines)}"]
     again = council("wait", rid, "--timeout", "0")
     assert again.stderr.splitlines()[-1] == f"wait again: council wait {rid} --since {len(lines)}"
     assert len(again.stderr.splitlines()) == 2

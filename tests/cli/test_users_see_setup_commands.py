@@ -69,7 +69,9 @@ def test_skill_install_all_covers_every_host_and_says_which_it_skipped(project):
     wrote = sorted(line for line in lines if line.startswith("wrote "))
     assert wrote == sorted(f"wrote {n}" for files in PROJECT_FILES.values() for n in files)
     headless = [line for line in lines if line.startswith("to let ")]
-    assert headless == [f"to let {h} run council headless: {headless_setting(h)}" for h in host_names()]
+    assert headless == [
+        f"to let {h} run council headless: {headless_setting(h)}" for h in host_names()
+    ]
     skipped = [line.split(":")[0] for line in lines if line.startswith("skipped ")]
     assert skipped and all(name.split()[1] not in host_names() for name in skipped)
 
@@ -189,7 +191,11 @@ def test_schema_config_is_the_schema_of_council_yaml():
 
 @pytest.mark.parametrize(
     ("shell", "marker"),
-    [("bash", "complete -o nosort -F"), ("zsh", "#compdef council"), ("fish", "complete --no-files")],
+    [
+        ("bash", "complete -o nosort -F"),
+        ("zsh", "#compdef council"),
+        ("fish", "complete --no-files"),
+    ],
 )
 def test_completion_prints_the_script_of_the_shell_asked(shell, marker):
     result = council("completion", shell)
@@ -263,10 +269,16 @@ TIMEOUTS = [
     # (--timeout's value, the line on stderr)
     ("sim=0", "council: bad --timeout for sim: '0' is not a number of seconds from 1 to 86400"),
     ("sim=0.9", "council: bad --timeout for sim: '0.9' is not a number of seconds from 1 to 86400"),
-    ("sim=86401", "council: bad --timeout for sim: '86401' is not a number of seconds from 1 to 86400"),
+    (
+        "sim=86401",
+        "council: bad --timeout for sim: '86401' is not a number of seconds from 1 to 86400",
+    ),
     ("sim=-5", "council: bad --timeout for sim: '-5' is not a number of seconds from 1 to 86400"),
     ("sim=inf", "council: bad --timeout for sim: 'inf' is not a number of seconds from 1 to 86400"),
-    ("sim=60,sim=0", "council: bad --timeout for sim: '0' is not a number of seconds from 1 to 86400"),
+    (
+        "sim=60,sim=0",
+        "council: bad --timeout for sim: '0' is not a number of seconds from 1 to 86400",
+    ),
     ("=5", "council: bad --timeout value '=5': expected cli=value, e.g. codex=900"),
     ("sim=", "council: bad --timeout value 'sim=': expected cli=value, e.g. codex=900"),
     ("sim:30", "council: bad --timeout value 'sim:30': expected cli=value, e.g. codex=900"),
@@ -274,8 +286,12 @@ TIMEOUTS = [
 
 
 @pytest.mark.parametrize(("value", "line"), TIMEOUTS)
-@pytest.mark.parametrize("command", [["debate", "q"], ["check", "q"], ["review", "--files", "a.py"]])
-def test_a_bad_timeout_per_cli_is_exit_2_naming_the_cli_and_the_range(project, command, value, line):
+@pytest.mark.parametrize(
+    "command", [["debate", "q"], ["check", "q"], ["review", "--files", "a.py"]]
+)
+def test_a_bad_timeout_per_cli_is_exit_2_naming_the_cli_and_the_range(
+    project, command, value, line
+):
     (project / "a.py").write_text("x = 1\n")
     result = council(*command, "--sim", "--timeout", value)
     assert result.exit_code == 2
@@ -353,10 +369,21 @@ def test_doctor_table_says_each_clis_state_version_auth_seats_and_sandbox(doctor
     doctored["report"] = report(
         row("claude", default_seats=["advocate"], billing={"mode": "api_key"}),
         row("codex", default_seats=["critic", "lead"], version_note="not tested with 1.2.3"),
-        row("gemini", state="missing", status="missing", version=None, problem="npm i gemini",
-            auth={"found": None, "source": None}, billing={"mode": "unknown"}),
-        row("qwen", auth={"found": False, "source": None}, billing={"mode": "none"},
-            variant="qwen-code"),
+        row(
+            "gemini",
+            state="missing",
+            status="missing",
+            version=None,
+            problem="npm i gemini",
+            auth={"found": None, "source": None},
+            billing={"mode": "unknown"},
+        ),
+        row(
+            "qwen",
+            auth={"found": False, "source": None},
+            billing={"mode": "none"},
+            variant="qwen-code",
+        ),
         row("sim", vendor="sim"),
     )
     result = council("doctor")
@@ -379,7 +406,9 @@ def test_doctor_table_says_each_clis_state_version_auth_seats_and_sandbox(doctor
 
 
 def test_doctor_with_no_ai_cli_exits_3_saying_how_to_go_on(doctored):
-    doctored["report"] = report(row("codex", state="missing", status="missing"), row("sim", vendor="sim"))
+    doctored["report"] = report(
+        row("codex", state="missing", status="missing"), row("sim", vendor="sim")
+    )
     result = council("doctor")
     assert result.exit_code == 3
     assert result.stdout.splitlines()[-1] == (
@@ -407,8 +436,7 @@ def test_doctor_probe_exits_3_naming_the_cli_of_the_roles_that_cannot_answer(doc
     assert [line.split()[-2] for line in out[1:4]] == ["2.0s", "auth", "0.5s"]
     assert "probe codex: auth: not logged in" in out
     assert out[-1] == (
-        "probe: cannot answer: codex (roles: advocate=claude critic=codex lead=codex "
-        "proxies=qwen)"
+        "probe: cannot answer: codex (roles: advocate=claude critic=codex lead=codex proxies=qwen)"
     )
     doctored["report"]["probe"]["failed"] = []
     doctored["report"]["clis"][1]["probe"] = {"status": "ok", "latency_s": 1.0, "detail": ""}
