@@ -446,3 +446,41 @@ def test_doctor_probe_exits_3_naming_the_cli_of_the_roles_that_cannot_answer(doc
         "probe: every CLI of the roles answered (advocate=claude critic=codex lead=codex "
         "proxies=qwen)"
     )
+
+
+@pytest.mark.parametrize("missing", ["mcp", "mcp.server.fastmcp", "pydantic", "mcp_types"])
+def test_mcp_without_the_sdk_is_exit_2_saying_how_to_install_it(project, monkeypatch, missing):
+    import builtins
+    import sys
+
+    real = builtins.__import__
+
+    def importing(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "council.mcp.server":
+            raise ModuleNotFoundError(f"No module named '{missing}'", name=missing)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importing)
+    result = council("mcp")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"council: the MCP server needs the MCP SDK: {sys.executable} -m pip install 'mcp>=2'\n"
+    )
+
+
+def test_mcp_missing_one_of_councils_own_modules_is_a_bug_not_the_sdk(project, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def importing(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "council.mcp.server":
+            raise ModuleNotFoundError(
+                "No module named 'council.mcp.tools'", name="council.mcp.tools"
+            )
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importing)
+    result = council("mcp")
+    assert result.exit_code == 1 and "internal error: ModuleNotFoundError" in result.stderr
+    Path(result.stderr.rsplit("traceback in ", 1)[1].strip()).unlink()
