@@ -548,3 +548,33 @@ def test_output_under_home_and_onto_a_device_are_written_as_a_shell_would(runs, 
     assert not (project / "~").exists()
     assert council("debate", "Cache?", "--sim", "--output", "/dev/null").exit_code == 0
     assert Path("/dev/null").is_char_device()
+
+
+REFUSED_VALUES = [
+    # (argv, a fragment of click's one-line reason)
+    (["debate", "q", "--max-cost", "0"], "'--max-cost': 0.0 is not in the range x>0"),
+    (["debate", "q", "--max-cost", "-1"], "'--max-cost': -1.0 is not in the range x>0"),
+    (["debate", "q", "--rounds", "6"], "'--rounds': 6 is not in the range 2<=x<=5"),
+    (["debate", "q", "--rounds", "two"], "'two' is not a valid integer"),
+    (["debate", "q", "--effort", "max"], "'max' is not one of 'low', 'medium', 'high', 'xhigh'"),
+    (["review", "--files", "a.py", "--gate", "most"], "'most' is not one of 'majority', 'any'"),
+    (["review", "--files", "a.py", "--fail-on", "urgent"], "'urgent' is not one of 'low'"),
+    (["check", "q", "--effort", "huge"], "'huge' is not one of 'low'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "said"), REFUSED_VALUES)
+def test_a_value_out_of_its_bounds_is_exit_2_and_nothing_starts(runs, argv, said):
+    result = council(*argv)
+    assert result.exit_code == 2
+    assert said in result.stderr
+    assert runs.started == []
+
+
+@pytest.mark.parametrize(
+    ("options", "name", "value"),
+    [(["--max-cost", "0.01"], "max_cost", 0.01), (["--quorum", "0"], "quorum", 0)],
+)
+def test_the_smallest_values_a_bound_allows_are_taken(runs, options, name, value):
+    assert council("debate", "q", "--sim", *options).exit_code == 0
+    assert getattr(runs.flags, name) == value
