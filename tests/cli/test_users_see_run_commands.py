@@ -186,6 +186,7 @@ def test_status_is_one_line_and_its_json_has_the_runs_code(runs, kind):
     assert "seats " in line.stdout
     status = json.loads(council("status", rid[: len(kind) + 10], "--json").stdout)
     assert status["id"] == rid and status["status"] == "completed" and status["exit_code"] == 0
+    assert set(status["seats"]) == {"ok", "failed", "waiting"} and status["seats"]["failed"] == 0
 
 
 @pytest.mark.parametrize(
@@ -322,7 +323,11 @@ def test_adr_writes_the_next_record_and_prints_its_path(runs, project):
     again = council("adr", "last", "--json", "--dir", "doc/adr")
     # `last` is the check: not a debate
     assert again.exit_code == 2 and again.stdout == ""
-    shown = json.loads(council("adr", rid, "--json", "--dir", "doc/adr").stdout)
+    elsewhere = project / "elsewhere"
+    runs.rename(elsewhere)  # the records where --scratchpad says
+    shown = json.loads(
+        council("adr", rid, "--json", "--dir", "doc/adr", "--scratchpad", "elsewhere").stdout
+    )
     assert shown["number"] == 1 and shown["record"] == rid
     assert shown["template"] == "madr" and shown["path"].startswith("doc/adr/0001-")
 
