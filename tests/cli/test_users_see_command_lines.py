@@ -192,13 +192,6 @@ DEBATE_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("options", "name", "value"), DEBATE_OPTIONS)
-def test_each_debate_option_reaches_the_run_as_given(runs, options, name, value):
-    result = council("debate", "Cache?", "--sim", *options)
-    assert result.exit_code == 0, result.output
-    assert getattr(runs.flags, name) == value
-
-
 CHECK_OPTIONS = [
     (["--options", "Redis,Postgres"], "options", ("Redis", "Postgres")),
     (["--with", "codex"], "proxies", ("codex",)),
@@ -210,10 +203,14 @@ CHECK_OPTIONS = [
     (["--model", "codex:o3"], "models", ("codex:o3",)),
 ]
 
+QUESTION_OPTIONS = [("debate", *row) for row in DEBATE_OPTIONS] + [
+    ("check", *row) for row in CHECK_OPTIONS
+]
 
-@pytest.mark.parametrize(("options", "name", "value"), CHECK_OPTIONS)
-def test_each_check_option_reaches_the_run_as_given(runs, options, name, value):
-    result = council("check", "Cache?", "--sim", *options)
+
+@pytest.mark.parametrize(("command", "options", "name", "value"), QUESTION_OPTIONS)
+def test_each_debate_and_check_option_reaches_the_run_as_given(runs, command, options, name, value):
+    result = council(command, "Cache?", "--sim", *options)
     assert result.exit_code == 0, result.output
     assert getattr(runs.flags, name) == value
 
