@@ -522,8 +522,16 @@ def test_review_takes_its_options_from_stdin(runs):
     assert runs.flags.files == ("a.py",) and result.stdout == "sarif of review\n"
 
 
-def test_args_on_stdin_given_twice_is_exit_2(runs):
-    result = council("debate", "--args-stdin", "--sim", "--args-stdin", stdin="Why?")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--args-stdin", "--sim", "--args-stdin"],
+        ["--args-stdin", "--args-stdin"],
+        ["--sim", "--args-stdin", "--args-stdin"],
+    ],
+)
+def test_args_on_stdin_given_twice_is_exit_2(runs, argv):
+    result = council("debate", *argv, stdin="Why?")
     assert result.exit_code == 2
     assert result.stderr == (
         "council: --args-stdin given twice: stdin holds one set of arguments\n"

@@ -107,6 +107,18 @@ def test_skill_uninstall_keeps_a_file_the_user_changed_unless_forced(project):
     assert not changed.exists()
 
 
+def test_skill_uninstall_keeping_every_file_says_only_what_it_kept(project):
+    council("skill", "install", "--host", "gemini")
+    for name in PROJECT_FILES["gemini"]:
+        (project / name).write_text("# mine\n")
+    kept = council("skill", "uninstall", "--host", "gemini")
+    assert kept.exit_code == 0 and kept.stdout == ""
+    assert sorted(kept.stderr.splitlines()) == [
+        f"kept {name}: changed since council installed it (--force)"
+        for name in sorted(PROJECT_FILES["gemini"])
+    ]
+
+
 def test_skill_install_keeps_a_file_the_user_changed_unless_forced(project):
     council("skill", "install", "--host", "claude")
     changed = project / ".claude/commands/debate.md"
