@@ -158,6 +158,7 @@ DEBATE_OPTIONS = [
     (["--files", "a.py", "b.py"], "files", ("a.py", "b.py")),
     (["--files", "a.py,b.py"], "files", ("a.py", "b.py")),
     (["--files", "b.py", "--files", "a.py"], "files", ("b.py", "a.py")),
+    (["--files", "a.py", "-q"], "files", ("a.py",)),  # a short option ends the list too
     (["--diff", "main"], "diff", "main"),
     (["--with", "codex,gemini"], "proxies", ("codex", "gemini")),
     (["--with", "auto"], "proxies", ("auto",)),

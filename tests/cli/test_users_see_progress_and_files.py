@@ -116,13 +116,15 @@ def test_the_live_block_shows_each_seats_phase_state_elapsed_limit_and_words(clo
     progress.seat("advocate", phase="PROPOSAL", state="ok", started=clock.now - 40, words=287)
     progress.seat("critic", phase="CHALLENGE", state="waiting", started=clock.now - 12.4)
     progress.seat("critic", timeout_s=300.0)
+    progress.seat("proxy-qwen", phase="CHALLENGE", state="starting", timeout_s=450.0)
     stream.truncate(0)
     stream.seek(0)
     progress.tick()
-    lines = stream.getvalue().split("\x1b[2F\x1b[J", 1)[1].splitlines()
+    lines = stream.getvalue().split("\x1b[3F\x1b[J", 1)[1].splitlines()
     assert lines == [
-        "  advocate  PROPOSAL      ok             40s  287 words",
-        "  critic    CHALLENGE     waiting        12s / 300s",
+        "  advocate    PROPOSAL      ok             40s  287 words",
+        "  critic      CHALLENGE     waiting        12s / 300s",
+        "  proxy-qwen  CHALLENGE     starting    ",  # not started: no time yet
     ]
 
 

@@ -171,6 +171,13 @@ def test_config_show_with_a_preset_shows_what_it_sets(project):
     assert "(preset: quick)" not in plain
 
 
+def test_config_show_names_a_file_of_a_project_under_home_from_the_project(project, monkeypatch):
+    monkeypatch.setenv("HOME", str(project.parent))  # the usual ~/src/project
+    (project / "council.yaml").write_text("debate:\n  rounds: 4\n")
+    lines = council("config", "show").stdout.splitlines()
+    assert "debate.rounds = 4  (project: ./council.yaml)" in lines
+
+
 def test_the_config_option_picks_the_file(project):
     (project / "other.yaml").write_text("debate:\n  rounds: 5\n")
     (project / "council.yaml").write_text("debate:\n  rounds: 4\n")
