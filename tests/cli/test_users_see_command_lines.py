@@ -114,12 +114,13 @@ def test_the_question_is_the_words_typed_joined_by_one_space(runs, command, word
 def test_the_question_is_read_from_stdin_with_a_dash_and_from_a_file_with_at(
     runs, project, command
 ):
-    assert council(command, "-", "--sim", stdin="Which queue for jobs?\n").exit_code == 0
-    (project / "q.md").write_text("Kafka or SQS?\n", encoding="utf-8")
+    piped = "Which queue for jobs?\nWe run three workers.\n"
+    assert council(command, "-", "--sim", stdin=piped).exit_code == 0
+    (project / "q.md").write_text("Kafka or SQS?\n\nFor the billing events.\n", encoding="utf-8")
     assert council(command, "@q.md", "--sim").exit_code == 0
     assert [s.flags.question.strip() for s in runs.started] == [
-        "Which queue for jobs?",
-        "Kafka or SQS?",
+        "Which queue for jobs?\nWe run three workers.",
+        "Kafka or SQS?\n\nFor the billing events.",
     ]
 
 
