@@ -430,6 +430,11 @@ def test_wait_on_a_running_run_gives_up_at_its_timeout_with_75_and_how_to_go_on(
     again = council("wait", rid, "--timeout", "0")
     assert again.stderr.splitlines()[-1] == f"wait again: council wait {rid} --since {len(lines)}"
     assert len(again.stderr.splitlines()) == 2
+    with (running / "progress.log").open("a") as log:
+        log.write("[00:09] CHALLENGE critic ok 120 words\n")
+    later = council("wait", rid, "--timeout", "0").stderr.splitlines()
+    assert later[0] == "[00:09] CHALLENGE critic ok 120 words"
+    assert later[-1] == f"wait again: council wait {rid} --since {len(lines) + 1}"
 
 
 def test_status_of_a_running_run_says_running(running):
