@@ -169,12 +169,14 @@ def test_after_a_hang_up_nothing_more_is_shown(clock):
 
 
 def test_a_record_file_is_private_whole_and_leaves_no_temporary_file(tmp_path):
-    path = tmp_path / "state.json"
-    write_private(path, "old\n")
-    write_private(path, "new\n")
-    assert path.read_text() == "new\n"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    state, transcript = tmp_path / "state.json", tmp_path / "transcript.jsonl"
+    write_private(state, "old\n")
+    write_private(state, "new\n")
+    append_private(transcript, "one\n")
+    append_private(transcript, "two\n")  # appended lines are kept, in order
+    assert (state.read_text(), transcript.read_text()) == ("new\n", "one\ntwo\n")
+    assert {stat.S_IMODE(p.stat().st_mode) for p in (state, transcript)} == {0o600}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json", "transcript.jsonl"]
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary_one(tmp_path, monkeypatch):
@@ -236,14 +238,6 @@ def test_output_into_a_fifo_is_written_in_place(tmp_path):
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(fifo.stat().st_mode)
-
-
-def test_appended_lines_are_kept_in_order_in_a_private_file(tmp_path):
-    path = tmp_path / "transcript.jsonl"
-    append_private(path, "one\n")
-    append_private(path, "two\n")
-    assert path.read_text() == "one\ntwo\n"
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 def test_councils_own_directory_is_ignored_by_git_once_and_its_ignore_removed_when_empty(
