@@ -182,6 +182,11 @@ def test_an_empty_decision_says_none_where_it_has_nothing():
 
 
 def test_every_vote_is_a_row_and_the_tally_counts_each_kind():
+    votes = {"a": "agree", "b": "revise", "c": "revise", "d": "disagree", "e": "disagree"}
+    decision = {"votes": {**votes, "f": "disagree", "g": None}}
+    assert "agree 1 · revise 2 · disagree 3 · no vote 1" in words(
+        page_of(state_of(*ONE_CALL), decision=decision)
+    )
     html = page_of(state_of(*ONE_CALL), decision=FULL_DECISION)
     rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td class=\"text\">([^<]*)</td>", html)
     assert rows == [
@@ -305,6 +310,17 @@ def test_each_contribution_is_styled_by_its_status():
     assert [a.classes for a in parsed(html).having("article", "contribution")] == [
         ["contribution", s] for s in ("ok", "timeout", "late", "error")
     ]
+
+
+@pytest.mark.parametrize(
+    ("status", "css"),
+    [("Late", "late"), ("TIME-OUT", "timeout"), ("", "unknown"), ("?!", "unknown")],
+)
+def test_a_status_is_styled_by_its_letters_lowercased_or_as_unknown(status, css):
+    html = page_of(state_of(*ONE_CALL), decision=None, contributions=[contribution(status=status)])
+    (article,) = parsed(html).having("article", "contribution")
+    assert article.classes == ["contribution", css]
+    assert f'<span class="badge {css}">{status}</span>' in html
 
 
 def test_a_run_with_no_contribution_yet_says_so():

@@ -106,6 +106,7 @@ def test_limits_count_from_the_calls_start_not_from_its_retry():
         (9.99, "9.99s"),
         (12.34, "12.3s"),
         (59.94, "59.9s"),
+        (60.0, "1m00s"),
         (65.0, "1m05s"),
         (600.0, "10m00s"),
         (3725.0, "1h02m"),
@@ -339,6 +340,29 @@ def test_a_left_out_gap_is_named_with_its_length(idle, label):
     assert re.findall(r'<text class="break-text"[^>]*>([^<]*)</text>', html) == [label]
     duration = label.removesuffix(" not running")
     assert f"not running for {duration}, then resumed: left out of the axis" in html
+
+
+def test_a_call_still_running_across_a_quiet_minute_keeps_that_minute_on_the_axis():
+    # The advocate runs 0-200 s; the critic's short call ends at 20 s; the proxy starts at
+    # 150 s: 130 s after the critic, but the advocate was running all along.
+    state = state_of(
+        call("advocate", "PROPOSAL", 0.0, [[0.0, 200.0, "ok"]]),
+        call("critic", "CHALLENGE", 10.0, [[0.0, 10.0, "ok"]]),
+        call("proxy-a", "CHALLENGE", 150.0, [[0.0, 10.0, "ok"]]),
+    )
+    chart = chart_of(state)
+    assert chart.breaks == ()
+    assert chart.ticks[-1].label == "200s"
+
+
+def test_a_phase_after_a_left_out_gap_starts_at_its_running_time():
+    state = state_of(
+        call("advocate", "PROPOSAL", 0.0, [[0.0, 20.0, "ok"]]),
+        call("critic", "CHALLENGE", 3620.0, [[0.0, 20.0, "ok"]]),
+    )
+    transcript = [phase_note("PROPOSAL", 0.0), phase_note("CHALLENGE", 3620.0)]
+    titles = [e.title for e in parsed(page_of(state, transcript)).having("text", "phase-name")]
+    assert titles == ["PROPOSAL (round 1) starts at 0s", "CHALLENGE (round 1) starts at 20s"]
 
 
 def test_the_transcripts_activity_keeps_a_gap_that_was_running_on_the_axis():
