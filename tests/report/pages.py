@@ -118,3 +118,12 @@ def meta_lines(html: str) -> list[str]:
     """The header's `meta` paragraphs (status, rounds, duration, ...) as text."""
     found = re.findall(r'<p class="meta">(.*?)</p>', html, re.S)
     return [words(re.sub(r"<[^>]+>", "", unescape(p))) for p in found]
+
+
+def table_rows(fragment: str, row: str = "<tr>") -> list[list[str]]:
+    """The cells' text of each `row` (its opening tag) of an HTML fragment holding <td>s."""
+    found = re.findall(re.escape(row) + r"(.*?)</tr>", fragment, re.S)
+    return [
+        [words(re.sub(r"<[^>]+>", " ", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", r)]
+        for r in found
+    ]

@@ -10,7 +10,16 @@ import re
 import pytest
 
 from council import __version__
-from report.pages import call, meta_lines, page_of, parsed, shown_text, state_of, words
+from report.pages import (
+    call,
+    meta_lines,
+    page_of,
+    parsed,
+    shown_text,
+    state_of,
+    table_rows,
+    words,
+)
 
 ONE_CALL = (call("advocate", "PROPOSAL", 0.0, [[0.0, 2.0, "ok"]]),)
 
@@ -221,11 +230,7 @@ def decision_text_of(**changes) -> str:
 
 def seats_rows(html: str) -> list[list[str]]:
     table = html.split('<section id="seats">', 1)[1].split("</table>", 1)[0]
-    body = table.split("<tbody>", 1)[1]
-    return [
-        [words(re.sub(r"<[^>]+>", " ", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
-        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
-    ]
+    return table_rows(table.split("<tbody>", 1)[1])
 
 
 def test_the_seats_table_has_a_row_per_seat_with_its_figures():
@@ -385,3 +390,14 @@ def test_hostile_text_anywhere_on_the_page_stays_text(changes):
     assert html.count("</pre>") == html.count("<pre")
     # A status is a class name: only its letters reach the markup.
     assert all(re.fullmatch(r"[a-z_ -]*", e.attrs.get("class", "")) for e in page.elements)
+
+
+def test_a_vote_left_out_for_injection_is_shown_as_not_counted_and_left_out_of_the_tally():
+    decision = {
+        "votes": {"critic": "agree", "proxy-a": "disagree", "proxy-b": "agree"},
+        "excluded_votes": {"proxy-b": "suspect: echoed the canary"},
+    }
+    html = words(page_of(state_of(*ONE_CALL), decision=decision))
+    assert "<td>proxy-b</td><td>agree (not counted: suspect: echoed the canary)</td>" in html
+    assert "<td>critic</td><td>agree</td>" in html
+    assert "agree 1 · revise 0 · disagree 1 · no vote 0" in html
