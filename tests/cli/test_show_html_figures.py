@@ -5,7 +5,6 @@ soft and hard limits. docs/spec/commands.md `show`."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -13,22 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from council.cli import cli
-from council.debate.result import build_result
-from council.debate.state import DebateState
-from council.runs.record import Record
-from report.pages import call, meta_lines, parsed, phase_note, state_of
-
-
-def finished_debate(pad: Path, *calls, duration_s: float = 65.0, transcript=()) -> Record:
-    """A completed debate's record as the run leaves it: state, result and transcript."""
-    record = Record.create(pad)
-    state = state_of(*calls)
-    state.update(id=record.id, duration_s=duration_s, exit_code=0)
-    (record.path / "state.json").write_text(json.dumps(state))
-    result = build_result(DebateState.from_json(state), record.display())
-    (record.path / "result.json").write_text(json.dumps(result))
-    (record.path / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in transcript))
-    return record
+from report.pages import call, finished_debate, meta_lines, parsed, phase_note
 
 
 def show(pad: Path, *args: str) -> tuple[int, str, str]:

@@ -5,9 +5,12 @@ shows is chosen here, so a test can say exactly what the user must see."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from html import unescape
+from pathlib import Path
 from typing import Any
 
 from cli.test_show_html import Page
@@ -16,6 +19,7 @@ from council.debate.result import build_result
 from council.debate.state import Contribution, DebateState
 from council.report.chart import Chart
 from council.report.page import seat_rows, timeline_chart
+from council.runs.record import Record
 
 T0 = 1_800_000_000.0  # a Unix time: every call starts a few seconds after it
 RUN_ID = "debate-20270115-100000-abcd"
@@ -127,3 +131,28 @@ def table_rows(fragment: str, row: str = "<tr>") -> list[list[str]]:
         [words(re.sub(r"<[^>]+>", " ", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", r)]
         for r in found
     ]
+
+
+def finished_debate(
+    pad: Path,
+    *calls: Contribution,
+    duration_s: float = 65.0,
+    transcript: Iterable[dict[str, Any]] = (),
+    result: dict[str, Any] | None = None,
+    **fields: Any,
+) -> Record:
+    """An ended debate's record as the run leaves it: state (its `fields` set), result (the
+    fields of `result` replaced) and transcript. Completed with exit 0 unless `fields` say
+    otherwise."""
+    record = Record.create(pad)
+    state = state_of(*calls)
+    ended_at = "2027-01-15T10:01:05+00:00"  # a run that ended wrote result.json then
+    state.update(
+        {"id": record.id, "duration_s": duration_s, "exit_code": 0, "finished_at": ended_at}
+    )
+    state.update(fields)
+    (record.path / "state.json").write_text(json.dumps(state))
+    built = build_result(DebateState.from_json(state), record.display())
+    (record.path / "result.json").write_text(json.dumps({**built, **(result or {})}))
+    (record.path / "transcript.jsonl").write_text("".join(json.dumps(e) + "\n" for e in transcript))
+    return record
