@@ -242,7 +242,8 @@ def test_debate_status_returns_the_lines_since_the_last_call_or_since_a_given_co
     given = council._status(record.id, 1, str(pad)).structured_content
     assert given["lines"] == ["[00:01] ready 4/4", "[00:02] PROPOSAL advocate ok"]
     assert given["since"] == 3
-    assert council._status("last", 0, str(pad)).structured_content["since"] == 3
+    everything = council._status("last", 0, str(pad)).structured_content
+    assert len(everything["lines"]) == 3 and everything["since"] == 3
 
 
 def test_debate_status_of_a_running_run_says_to_call_it_again(pad):
@@ -330,6 +331,12 @@ def test_a_checks_text_gives_the_agreement_and_whether_a_human_is_needed():
     assert data["checked"] is True and data["agreement"] == "split"
     assert data["needs_human"] is True and data["note"] is None
     assert data["markdown"] == "# Check\n\nsplit\n"
+
+
+def test_a_degraded_check_still_checked():
+    data = check("degraded").to_json()
+    assert data["checked"] is True and data["note"] is None
+    assert "No positions" not in check("degraded").text()
 
 
 def test_a_check_that_did_not_end_says_so_with_no_agreement():
