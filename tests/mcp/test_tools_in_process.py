@@ -23,8 +23,13 @@ from council.runs.record import PROGRESS, Record
 from report.pages import call, finished_debate
 
 
+@functools.cache
+def server() -> Any:
+    return build_server(Settings())  # its tools hold no state between calls that refuse
+
+
 async def _call(name: str, arguments: dict[str, Any]) -> Any:
-    return await build_server(Settings()).call_tool(name, arguments)
+    return await server().call_tool(name, arguments)
 
 
 def refused(name: str, **arguments: Any) -> str:
@@ -74,7 +79,7 @@ def test_a_good_mapping_becomes_the_flags_pairs():
 @functools.cache
 def schemas() -> dict[str, dict[str, Any]]:
     async def listed() -> dict[str, dict[str, Any]]:
-        tools = await build_server(Settings()).list_tools()
+        tools = await server().list_tools()
         return {tool.name: tool.input_schema for tool in tools}
 
     return anyio.run(listed)
