@@ -390,3 +390,43 @@ def test_the_svg_is_sized_to_its_rows_and_titled_with_the_run():
     html = page_of(state)
     assert f'viewBox="0 0 {chart.width} {round(chart.height, 1)}"' in html
     assert "Every CLI call of debate-20270115-100000-abcd: one row per seat" in html
+
+
+def test_phase_names_far_apart_share_the_top_line_and_close_ones_stack_without_touching():
+    state = state_of(call("advocate", "PROPOSAL", 0.0, [[0.0, 100.0, "ok"]], soft=None))
+    apart = chart_of(state, [phase_note("PROPOSAL", 0.0), phase_note("CHALLENGE", 50.0)])
+    assert len({p.text_y for p in apart.phases}) == 1
+    close = chart_of(
+        state,
+        [phase_note("PROPOSAL", 0.0), phase_note("CHALLENGE", 0.5), phase_note("RESPOND", 1.0)],
+    )
+    ys = [p.text_y for p in close.phases]
+    assert len(set(ys)) == 3 and ys == sorted(ys)  # each a line lower than the one before
+    assert close.plot_top > max(ys) and close.plot_top > apart.plot_top  # rows start below
+    for phase in close.phases:
+        assert phase.anchor == "start" and phase.text_x == pytest.approx(phase.x + 3)
+        assert phase.y1 == pytest.approx(phase.text_y + 3)  # its line starts under its name
+
+
+def test_a_phase_name_at_the_right_edge_is_written_left_of_its_line():
+    state = state_of(call("advocate", "PROPOSAL", 0.0, [[0.0, 100.0, "ok"]], soft=None))
+    chart = chart_of(state, [phase_note("PROPOSAL", 0.0), phase_note("FINAL_SUMMARY", 99.0)])
+    first, last = chart.phases
+    assert (first.anchor, last.anchor) == ("start", "end")
+    assert last.text_x == pytest.approx(last.x - 3) and last.x > chart.plot_right - 20
+
+
+def test_a_phase_name_that_would_nearly_touch_the_one_before_goes_a_line_lower():
+    # On a 100 s axis PROPOSAL's name ends about 4 px before CHALLENGE's (at 7.1 s) would
+    # start: closer than the gap names need, so CHALLENGE goes on the next line; at 9 s it
+    # is far enough to share the first. Then REBUTTAL right after CHALLENGE (on the first
+    # line) cannot share it: the line is taken up to CHALLENGE's end.
+    state = state_of(call("advocate", "PROPOSAL", 0.0, [[0.0, 100.0, "ok"]], soft=None))
+    near = chart_of(state, [phase_note("PROPOSAL", 0.0), phase_note("CHALLENGE", 7.1)])
+    assert near.phases[0].text_y < near.phases[1].text_y
+    far = chart_of(
+        state,
+        [phase_note("PROPOSAL", 0.0), phase_note("CHALLENGE", 9.0), phase_note("REBUTTAL", 9.5)],
+    )
+    first, second, third = (p.text_y for p in far.phases)
+    assert first == second < third
