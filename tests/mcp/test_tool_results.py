@@ -7,7 +7,6 @@ the tool to use instead. `debate_status` returns the progress lines since the la
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -346,8 +345,3 @@ def test_a_check_that_did_not_end_says_so_with_no_agreement():
     assert "Agreement: none · needs a human: no" in lines
     data = failed.to_json()
     assert data["checked"] is False and data["note"] == lines[0]
-
-
-def test_status_and_result_structured_content_is_json(pad):
-    record = ended(pad)
-    json.dumps(result_of("debate", record).structured_content)  # what the host receives
