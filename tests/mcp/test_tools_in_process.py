@@ -200,3 +200,47 @@ def test_lines_told_put_off_the_next_heartbeat(pad):
         assert running and heartbeat.startswith(f"{record.id} running · CHALLENGE round 1")
     finally:
         lock.release()
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "says"),
+    [
+        ("doctor", {"timeout_s": 0.1}, "greater than or equal to 0.5"),
+        ("debate_status", {"id": "last", "since": -1}, "greater than or equal to 0"),
+        ("debate_result", {"id": ""}, "at least 1 character"),
+    ],
+)
+def test_an_argument_out_of_its_bounds_is_refused_by_the_schema(tool, arguments, says):
+    message = refused(tool, **arguments)
+    assert says in message and f"{tool}Arguments" in message
+
+
+def test_the_scratchpad_argument_is_where_the_run_is_looked_for(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # its own .scratchpad is empty
+    elsewhere = tmp_path / "ci-artifacts"
+    record = finished_debate(elsewhere, call("advocate", "PROPOSAL", 0.0, [[0.0, 2.0, "ok"]]))
+    council = Council(Settings())
+    data = council._status(record.id, None, str(elsewhere)).structured_content
+    assert data["id"] == record.id and data["status"] == "completed"
+    with pytest.raises(UsageError):
+        council._status(record.id, None, None)
+
+
+@pytest.mark.parametrize(
+    ("outbound", "cancelled"),
+    [("set", True), ("unset", False), ("missing", True)],
+)
+def test_only_a_host_that_asked_to_cancel_stops_the_run(outbound, cancelled):
+    from types import SimpleNamespace
+
+    from council.mcp.server import host_cancelled
+
+    event = anyio.Event()
+    if outbound == "set":
+        event.set()
+    session = SimpleNamespace()
+    if outbound != "missing":
+        session._request_outbound = SimpleNamespace(cancel_requested=event)
+    ctx = SimpleNamespace(request_context=SimpleNamespace(session=session))
+    # When the SDK's private names move, every cancellation counts as the host's.
+    assert host_cancelled(ctx) is cancelled
