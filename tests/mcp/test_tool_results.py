@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from records import bare_run
 
 from council.errors import UsageError
 from council.mcp.checks import Check
@@ -186,12 +187,7 @@ def test_a_result_tool_refuses_a_run_still_running_naming_the_status_tool(pad):
 
 def test_check_result_of_a_running_check_names_debate_status_the_tool_that_follows_it(pad):
     # There is no check_status tool: a check is followed with debate_status (the spec).
-    record = Record.create(pad, "check")
-    record.write_json("state.json", {
-        "id": record.id, "status": "running", "phase": "ANSWER", "round": 1,
-        "plan": {"rounds": 1}, "question": "Redis or Postgres?",
-        "started_at": "2026-11-23T10:00:00+00:00", "seats": {}, "calls": {},
-    })  # fmt: skip
+    record = bare_run(pad, "check", "running")
     lock = RecordLock.acquire(record.path)
     try:
         with pytest.raises(UsageError) as refused:

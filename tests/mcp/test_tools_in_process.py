@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
+from records import bare_run
 
 from council.debate.flags import DebateFlags
 from council.errors import UsageError
@@ -155,36 +156,15 @@ def test_a_run_that_ended_but_still_holds_its_record_is_still_running(pad):
     assert text.splitlines()[-1] == "ended: call debate_result for its result"
 
 
-def ended_check(pad: Path) -> Record:
-    record = Record.create(pad, "check")
-    record.write_json(
-        "state.json",
-        {
-            "id": record.id, "status": "completed", "phase": "ANSWER", "round": 1,
-            "plan": {"rounds": 1}, "question": "Redis or Postgres?",
-            "started_at": "2026-11-23T10:00:00+00:00", "seats": {}, "calls": {},
-        },
-    )  # fmt: skip
-    return record
-
-
 def test_the_status_of_an_ended_check_names_check_result(pad):
-    record = ended_check(pad)
+    record = bare_run(pad, "check", "completed")
     data, text = status_of(pad, record)
     assert data["running"] is False and data["status"] == "completed"
     assert text.splitlines()[-1] == "ended: call check_result for its result"
 
 
 def test_lines_told_put_off_the_next_heartbeat(pad):
-    record = Record.create(pad)
-    record.write_json(
-        "state.json",
-        {
-            "id": record.id, "status": "running", "phase": "CHALLENGE", "round": 1,
-            "plan": {"rounds": 2}, "question": "Redis or Postgres?",
-            "started_at": "2026-11-23T10:00:00+00:00", "seats": {}, "calls": {},
-        },
-    )  # fmt: skip
+    record = bare_run(pad, "debate", "running")
     now = [1000.0]
     lock = RecordLock.acquire(record.path)
     try:
