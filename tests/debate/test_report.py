@@ -4,6 +4,7 @@ apart, hostile names), checked on the shapes `report/chart.py` computes and on t
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from council.report.chart import (
 )
 from council.report.page import seat_rows, timeline_chart
 from council.report.timeline import Clock, calls_from_state, tick_step
+from report import pages
 from report.pages import T0, phase_note
 from report.pages import state_of as debate
 
@@ -33,23 +35,8 @@ def call(
     soft: float = 10.0,
     text: str = "fine",
 ) -> Contribution:
-    role = "lead" if who == "lead" else "proxy" if who.startswith("proxy") else who
-    return Contribution(
-        stem=stem,
-        seat=who,
-        role=role,
-        phase=phase,
-        round=1,
-        status=status,
-        text=text,
-        cli="sim",
-        words=len(text.split()),
-        attempts=len(spans),
-        started_at=T0 + start,
-        spans=spans,
-        soft_s=soft,
-        hard_s=soft * 1.5,
-    )
+    made = pages.call(who, phase, start, spans, status=status, soft=soft, text=text)
+    return dataclasses.replace(made, stem=stem)
 
 
 def chart_of(state: dict[str, Any], transcript: list[dict[str, Any]]) -> Chart:
