@@ -4,7 +4,7 @@ apart, hostile names), checked on the shapes `report/chart.py` computes and on t
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import dataclasses
 from typing import Any
 
 import pytest
@@ -20,12 +20,9 @@ from council.report.chart import (
 )
 from council.report.page import seat_rows, timeline_chart
 from council.report.timeline import Clock, calls_from_state, tick_step
-
-T0 = 1_800_000_000.0  # a Unix time: every call starts a few seconds after it
-
-
-def seat(name: str, role: str, cli: str = "sim") -> dict[str, Any]:
-    return {"name": name, "role": role, "cli": cli, "model": None, "effort": None}
+from report import pages
+from report.pages import T0, phase_note
+from report.pages import state_of as debate
 
 
 def call(
@@ -38,43 +35,8 @@ def call(
     soft: float = 10.0,
     text: str = "fine",
 ) -> Contribution:
-    role = "lead" if who == "lead" else "proxy" if who.startswith("proxy") else who
-    return Contribution(
-        stem=stem,
-        seat=who,
-        role=role,
-        phase=phase,
-        round=1,
-        status=status,
-        text=text,
-        cli="sim",
-        words=len(text.split()),
-        attempts=len(spans),
-        started_at=T0 + start,
-        spans=spans,
-        soft_s=soft,
-        hard_s=soft * 1.5,
-    )
-
-
-def debate(*calls: Contribution, proxies: tuple[str, ...] = ("proxy-a",)) -> dict[str, Any]:
-    plan = {
-        "advocate": seat("advocate", "advocate"),
-        "critic": seat("critic", "critic"),
-        "proxies": [seat(p, "proxy") for p in proxies],
-        "lead": seat("lead", "lead"),
-        "rounds": 2,
-    }
-    state = DebateState(id="debate-20270115-100000-abcd", question="Redis or Postgres?", plan=plan)
-    for c in calls:
-        state.store(c)
-    state.status = "completed"
-    return state.to_json()
-
-
-def phase_note(name: str, at: float, round_no: int = 1) -> dict[str, Any]:
-    ts = datetime.fromtimestamp(T0 + at, UTC).isoformat(timespec="milliseconds")
-    return {"ts": ts, "kind": "system", "round": round_no, "body": f"phase {name}"}
+    made = pages.call(who, phase, start, spans, status=status, soft=soft, text=text)
+    return dataclasses.replace(made, stem=stem)
 
 
 def chart_of(state: dict[str, Any], transcript: list[dict[str, Any]]) -> Chart:

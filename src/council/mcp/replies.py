@@ -125,6 +125,11 @@ class Cancelled(BaseModel):
     stopped: bool  # False: the run's process is still stopping
 
 
+def status_tool(kind: str) -> str:
+    """The status tool to name for a run of `kind`: a check's is the debate's (any run's)."""
+    return "debate_status" if kind == "check" else f"{kind}_status"
+
+
 def reply(
     text: str, structured: BaseModel | dict[str, Any], *, error: bool = False
 ) -> CallToolResult:

@@ -13,7 +13,7 @@ from council.errors import UsageError
 from council.mcp.checks import check_of
 from council.mcp.findings import review_of
 from council.mcp.outcome import outcome_of
-from council.mcp.replies import reply
+from council.mcp.replies import reply, status_tool
 from council.protocols import protocol_of
 from council.runs.record import Record
 from council.runs.store import read_state, seat_counts, status_line, summarize
@@ -65,5 +65,5 @@ def refuse_running(record: Record, kind: str) -> None:
     if not summary.settled:
         raise UsageError(
             f"{record.id} is still running ({status_line(summary, seat_counts(record, state))}); "
-            f"follow it with {kind}_status and ask again once it has ended"
+            f"follow it with {status_tool(kind)} and ask again once it has ended"
         )

@@ -56,6 +56,7 @@ from council.mcp.replies import (
     SeatCounts,
     Started,
     reply,
+    status_tool,
 )
 from council.question import checked_question
 from council.review.flags import ReviewFlags
@@ -354,11 +355,6 @@ class Council:
         config = await self.call(self.config)
         report = report_json(await run_doctor(config, timeout_s))
         return reply(json.dumps(report, indent=2), report)
-
-
-def status_tool(kind: str) -> str:
-    """The status tool to name for a run of `kind`: a check's is the debate's (any run's)."""
-    return "debate_status" if kind == "check" else f"{kind}_status"
 
 
 def stop(record: Record) -> None:
