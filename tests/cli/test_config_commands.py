@@ -60,7 +60,7 @@ def test_init_writes_a_commented_file_for_the_clis_found_here(shell):
     assert str(shell.project.parent) not in text
     # Keys carry a comment that says what they take.
     assert "  rounds: 2                   # 2..5" in rest
-    assert "    timeout_s: null           # soft timeout; null: 600 s, 1800 s at xhigh|max" in rest
+    assert "    timeout_s: null           # soft timeout; null: 600 s, 1800 s at xhigh" in rest
     written = yaml.safe_load(text)
     assert written["roles"] == {
         "advocate": "claude",

@@ -107,7 +107,7 @@ def test_with_no_cli_found_the_seats_are_null_and_clis_empty():
 
 # (CLI, its `timeout_s` comment: the spec's default soft timeouts, and its efforts)
 CLI_LINES = [
-    ("codex", "soft timeout; null: 600 s, 1800 s at xhigh|max", "minimal|low|medium|high|xhigh"),
+    ("codex", "soft timeout; null: 600 s, 1800 s at xhigh", "minimal|low|medium|high|xhigh"),
     ("claude", "soft timeout; null: 600 s, 900 s at xhigh|max", "low|medium|high|xhigh|max"),
     ("pi", "soft timeout; null: 600 s, 900 s at xhigh", "off|minimal|low|medium|high|xhigh"),
     ("kimi", "soft timeout; null: 300 s, 600 s at high|xhigh|max", "low|medium|high|xhigh|max"),

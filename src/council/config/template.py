@@ -98,7 +98,9 @@ def _cli_lines(cli: FoundCli) -> list[str]:
     # Not its path: that is this machine's, and the file is shared.
     found = "found here" + (f" ({cli.version})" if cli.version else "")
     if adapter.soft_timeout_high_s != adapter.soft_timeout_s:
-        high = "|".join(e for e in _ORDERED_EFFORTS if e in adapter.high_efforts)
+        # Only the efforts this CLI takes: codex's longer wait is at xhigh, it has no max.
+        takes = adapter.efforts or adapter.high_efforts
+        high = "|".join(e for e in _ORDERED_EFFORTS if e in adapter.high_efforts and e in takes)
         timeouts = f"{adapter.soft_timeout_s:g} s, {adapter.soft_timeout_high_s:g} s at {high}"
     else:
         timeouts = f"{adapter.soft_timeout_s:g} s"

@@ -44,7 +44,8 @@ def check_against_schema(raw: Any, where: str) -> None:
         raise ConfigError(f"{where}: {key_path(bad)}: expected a number, got .nan")
     errors = list(_validator().iter_errors(raw))
     if errors:
-        # The deepest, then the earliest: the most specific of what is wrong.
+        # jsonschema's own ranking (its best_match): the shallowest error, where the most
+        # is wrong, and of those one that is not merely one branch of an anyOf/oneOf.
         raise ConfigError(f"{where}: {describe_error(max(errors, key=relevance))}")
 
 
