@@ -62,11 +62,22 @@ def stops_held() -> Iterator[None]:
     if not _main_thread():
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    # The mask holds a signal back from this thread only. One sent to the process can reach
+    # another thread (a detached run's reaper), and Python then runs the handler here at
+    # once: so the handlers only note a signal, and it is raised again at the end.
+    noted: list[int] = []
+    before_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    handlers = {
+        sig: signal.signal(sig, lambda signum, _f: noted.append(signum)) for sig in STOP_SIGNALS
+    }
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before_mask)  # a blocked one arrives now
+        for signum in dict.fromkeys(noted):
+            signal.raise_signal(signum)
 
 
 def stops_unheld() -> None:
