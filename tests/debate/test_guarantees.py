@@ -468,7 +468,10 @@ def test_a_straggler_still_busy_when_the_rebuttal_closes_sits_it_out_as_skipped_
     """The critic's CHALLENGE answer waits for the advocate's FINAL_SUMMARY: the REBUTTAL
     phase closes while the critic is still answering, so it is never asked for a rebuttal;
     its late challenge still counts, and the DECISION waits for it."""
+    # The hard limit is a bound on a hang: at the default 1.5 x 3 s, a busy machine's slow
+    # RESPOND and FINAL_SUMMARY pushed the gated answer past it (a timeout, not a straggler).
     project.write_config(
+        f"debate:\n  hard_timeout_factor: {HARD}\n"
         "clis:\n"
         + gated_sim(project, "sim-gated", phase="CHALLENGE", after="FINAL_SUMMARY", pause_s=0.4)
     )

@@ -319,7 +319,10 @@ def test_a_reviewer_still_on_its_review_when_the_cross_check_closes_sits_it_out_
     """The straggler's REVIEW answer waits for the others' CROSS_CHECK calls: the
     cross-check closes while it is still reviewing, so it is never asked to check; its late
     review still counts, unchecked."""
+    # The hard limit is a bound on a hang (the most council.yaml allows): at the default
+    # 1.5 x 3 s a busy machine pushed the gated answer past it.
     project.write_config(
+        "debate:\n  hard_timeout_factor: 10\n"
         "clis:\n"
         + gated_sim(project, "sim-gated", phase="REVIEW", after="CROSS_CHECK", pause_s=0.4)
     )
