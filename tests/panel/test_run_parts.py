@@ -1,5 +1,5 @@
 """The small parts of a run a user reads straight off its record or its report: each call's
-usage summed per run (README "Usage and cost"), the cost cap (`--max-cost`, docs/spec/cli.md)
+usage summed per run (README "Usage and cost"), the cost cap (`--max-cost`, docs/spec/commands.md)
 and how a cost is written, the participants line, what other seats' prompts quote of a call,
 the shared part of a plan that `state.json` keeps, the run order of the stored calls, and the
 JSON read out of a model's reply."""

@@ -1,4 +1,4 @@
-"""How the command line names seats and tunes them (docs/spec/cli.md): a seat spec
+"""How the command line names seats and tunes them (docs/spec/commands.md): a seat spec
 `cli[:model][#effort]`, `--model cli:model` and `--timeout cli=seconds` (repeatable,
 comma-separated), the names a second seat on the same CLI gets, the default seats when the user
 names none (docs/spec/protocol.md section 1), and when a silent seat worker is presumed dead."""

@@ -1,4 +1,4 @@
-"""Each seat's soft and hard timeouts as docs/spec/cli.md gives them: `--timeout cli=SECONDS`
+"""Each seat's soft and hard timeouts as docs/spec/commands.md gives them: `--timeout cli=SECONDS`
 over the CLI's `timeout_s` in council.yaml, and the hard limit `debate.hard_timeout_factor`
 times the soft one. What a user reads is each call's `soft_s` and `hard_s` in state.json, and
 the seat's timeout in its READY message of the transcript."""
