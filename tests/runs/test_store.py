@@ -1,9 +1,9 @@
 """The runs of a scratchpad as the run commands read them (docs/spec/commands.md, "council list
 / show ID / wait ID / resume ID / status ID / cancel ID"), on records made here with the state
-a run leaves: which directories are runs, their order, how an id, a prefix, a path or `last` names one and
-what a reference that names none says, a state still `running` that no process holds, the
-status line, the elapsed time as written, progress lines, and the lock that says who runs a
-record."""
+a run leaves: which directories are runs, their order, how an id, a prefix, a path or `last`
+names one and what a reference that names none says, a state still `running` that no process
+holds, the status line, the elapsed time as written, progress lines, and the lock that says
+who runs a record."""
 
 from __future__ import annotations
 
