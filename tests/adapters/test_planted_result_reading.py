@@ -53,17 +53,12 @@ def custom(output: str):
 
 
 def test_a_custom_json_output_reads_the_last_value_of_jsonl_progress_events():
-    stdout = "\n".join(
-        json.dumps(event)
-        for event in (
-            {"type": "progress", "result": "thinking..."},
-            {"type": "progress", "result": "reading files"},
-            {"type": "final", "result": "Spaces, four of them."},
-        )
+    stdout = (
+        '{"type": "progress", "result": "thinking..."}\n'
+        '{"type": "progress", "result": "reading files"}\n'
+        '{"type": "final", "result": "Spaces, four of them."}\n'
     )
-    assert custom("json:result").extract(RawResult(0, stdout + "\n", "")) == (
-        "Spaces, four of them."
-    )
+    assert custom("json:result").extract(RawResult(0, stdout, "")) == ("Spaces, four of them.")
 
 
 def test_a_custom_json_output_with_one_value_reads_it():
