@@ -338,6 +338,20 @@ def test_adr_writes_the_next_record_and_prints_its_path(runs, project):
     assert shown["template"] == "madr" and shown["path"].startswith("doc/adr/0001-")
 
 
+def test_adr_dir_given_on_the_command_line_wins_over_council_yaml(runs, project):
+    # docs/spec/commands.md "council adr": `--dir DIR`, else council.yaml's `adr.dir`.
+    (project / "council.yaml").write_text("adr:\n  dir: docs/kept\n")
+    rid = run_id(runs, "debate")
+    given = council("adr", rid, "--dir", "doc/arch")
+    assert given.exit_code == 0, given.output
+    path = Path(given.stdout.strip())
+    assert path.parent == Path("doc/arch") and (project / path).is_file()
+    assert not (project / "docs" / "kept").exists()
+    configured = council("adr", rid)
+    assert configured.exit_code == 0, configured.output
+    assert Path(configured.stdout.strip()).parent == Path("docs/kept")
+
+
 REFUSED = [
     # (argv, the line on stderr)
     (

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -370,3 +372,49 @@ def test_cancel_of_a_run_that_ended_is_a_usage_error(pad):
         "debate-20261128-090000-aaaa is not running (completed); nothing to cancel"
         in cancelled.stderr
     )
+
+
+def test_an_id_with_the_trailing_slash_shell_completion_leaves_names_its_run(pad, monkeypatch):
+    # Completing a record's directory name leaves `debate-.../`: still that run, wherever
+    # the user stands (here: not in the scratchpad).
+    monkeypatch.chdir(pad.parent)
+    record = make(pad, "debate-20261128-090000-aaaa")
+    assert find_run(pad, f"{record.id}/").id == record.id
+    shown = council(pad, "status", f"{record.id}/")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.startswith(f"{record.id} completed · DECISION · ")
+
+
+def test_a_resumed_running_run_counts_its_earlier_processes_time_too(pad):
+    # A run resumed 10 minutes in: `status` shows those 10 minutes plus the time since it
+    # was taken over, not the time since the resume alone.
+    taken_over = datetime.now(UTC) - timedelta(seconds=5)
+    record = make(
+        pad,
+        "debate-20261128-090000-aaaa",
+        status="running",
+        phase="CHALLENGE",
+        round=2,
+        finished_at=None,
+        duration_s=600.0,
+        run_started_at=taken_over.isoformat(),
+    )
+    lock = RecordLock.acquire(record.path)
+    try:
+        before = time.time()
+        shown = json.loads(council(pad, "status", "last", "--json").stdout)
+        line = council(pad, "status", "last").stdout
+        after = time.time()
+    finally:
+        lock.release()
+    since = taken_over.timestamp()
+    assert shown["status"] == "running"
+    # elapsed_s is written to a tenth of a second
+    low, high = 600.0 + (before - since) - 0.05, 600.0 + (after - since) + 0.05
+    assert low <= shown["elapsed_s"] <= high
+    shown_text = line.rstrip("\n").rsplit(" · ", 1)[1]
+    assert shown_text in {
+        elapsed_text(600.0 + seconds)
+        for seconds in range(int(before - since), int(after - since) + 1)
+    }
+    assert shown_text.startswith("10m")
