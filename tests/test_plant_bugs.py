@@ -355,29 +355,29 @@ def test_fails_on_a_leak_the_first_time():
 """
 
 
-def test_a_catch_by_another_tests_leak_alone_is_not_counted(tmp_path, tree, scratch):
+def beside_a_leak(tmp_path: Path, tree: Path, scratch: Path, bug: dict) -> tuple[dict, int]:
+    """`bug` planted with the leaky test in its run: its result, and the script's exit code."""
     (tree / "tests" / "test_leaky.py").write_text(LEAKY_NEIGHBOUR)
-    bug = {**SURVIVES, "tests": ["tests/test_leaky.py", "tests/test_calc.py"]}
     args = ("--json", "--no-isolate", "--no-baseline")
     done = plant(
         tmp_path, tree, [bug], *args, scratch=scratch, PLANT_BUGS_LEAK=str(tmp_path / "runs")
     )
-    result = json.loads(done.stdout)["bugs"][0]
+    return json.loads(done.stdout)["bugs"][0], done.returncode
+
+
+def test_a_catch_by_another_tests_leak_alone_is_not_counted(tmp_path, tree, scratch):
+    bug = {**SURVIVES, "tests": ["tests/test_leaky.py", "tests/test_calc.py"]}
+    result, code = beside_a_leak(tmp_path, tree, scratch, bug)
     assert result["status"] == "survived"
     assert result["detail"] == (
         "only a leak warning failed (tests/test_leaky.py::test_fails_on_a_leak_the_first_time), "
         "and it passes alone with the bug planted: another test's leak, not the bug"
     )
-    assert done.returncode == 1
+    assert code == 1
 
 
 def test_a_real_failure_beside_a_leak_is_still_a_catch(tmp_path, tree, scratch):
-    (tree / "tests" / "test_leaky.py").write_text(LEAKY_NEIGHBOUR)
     bug = {**CAUGHT, "tests": ["tests/test_calc.py", "tests/test_leaky.py"]}
-    args = ("--json", "--no-isolate", "--no-baseline")
-    done = plant(
-        tmp_path, tree, [bug], *args, scratch=scratch, PLANT_BUGS_LEAK=str(tmp_path / "runs")
-    )
-    result = json.loads(done.stdout)["bugs"][0]
+    result, _ = beside_a_leak(tmp_path, tree, scratch, bug)
     assert result["status"] == "caught"
     assert result["failed"] == ["tests/test_calc.py::test_add"]
