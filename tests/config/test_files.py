@@ -5,6 +5,7 @@ a NaN, a wrong type; and a problem found in the merged result names the file it 
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -23,6 +24,24 @@ def test_a_missing_config_path_is_refused(place):
 def test_a_directory_as_config_path_is_refused(place):
     assert place.refused("--config", str(place.home)) == (
         f"{place.home}: is a directory, not a config file; check --config"
+    )
+
+
+def test_config_dev_null_means_no_project_file_and_the_user_file_still_applies(place):
+    place.project("debate:\n  rounds: 5\n")
+    place.user("debate:\n  rounds: 3\n")
+    result = place.council("--config", os.devnull, "config", "show", "--json")
+    assert result.exit_code == 0, result.output
+    rounds = json.loads(result.stdout)["values"]["debate.rounds"]
+    assert (rounds["value"], rounds["source"]) == (3, "user")
+
+
+def test_a_pipe_as_config_path_is_refused_with_the_fix(place):
+    fifo = place.root / "config.fifo"
+    os.mkfifo(fifo)
+    assert place.refused("--config", str(fifo)) == (
+        f"{fifo}: not a regular file (a pipe or a device); write the config to a file and "
+        "pass its path"
     )
 
 

@@ -7,6 +7,7 @@ when both exist: `load_config` merges them, the project file over the user file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,8 +44,15 @@ def find_config_files(
     if explicit is not None:
         if explicit.is_dir():
             raise ConfigError(f"{explicit}: is a directory, not a config file; check --config")
-        if not explicit.is_file():
+        if not explicit.exists():
             raise ConfigError(f"{explicit}: config file not found; check the --config path")
+        if not (explicit.is_file() or _is_devnull(explicit)):
+            # A detached run and `council mcp` read the file again later, and a pipe
+            # (`--config <(...)`) would be empty by then: a different config, silently.
+            raise ConfigError(
+                f"{explicit}: not a regular file (a pipe or a device); "
+                "write the config to a file and pass its path"
+            )
         project: Path | None = explicit
     else:
         local = cwd / CONFIG_NAME
@@ -56,6 +64,15 @@ def find_config_files(
     if user is not None and _exists(user) and not _same_file(user, project):
         found.append(ConfigFile(user, Level.USER))
     return tuple(found)
+
+
+def _is_devnull(path: Path) -> bool:
+    """`--config /dev/null`: the usual way to say "no project file" (the user file and the
+    defaults still apply)."""
+    try:
+        return path.samefile(os.devnull)
+    except OSError:
+        return False
 
 
 def _exists(path: Path) -> bool:
