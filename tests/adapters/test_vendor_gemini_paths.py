@@ -185,3 +185,12 @@ def test_a_warm_gemini_turn_reports_its_input_only_and_every_model_most_output_f
     assert verdict.status is Status.OK
     assert verdict.usage == Usage(120, None)  # the thinking is left out of output_tokens
     assert verdict.served == ("pro", "flash")
+
+
+def test_gemini_names_the_model_that_wrote_most_output_first_not_the_one_that_read_most():
+    models = {
+        "router": {"tokens": {"prompt": 5000, "candidates": 2}},
+        "pro": {"tokens": {"prompt": 900, "candidates": 300}},
+    }
+    payload = {"response": "x", "stats": {"models": models}}
+    assert gemini().read_model(RawResult(0, json.dumps(payload), "")) == ("pro", "router")

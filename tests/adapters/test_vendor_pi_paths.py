@@ -12,7 +12,7 @@ import pytest
 from council.adapters import adapter_for
 from council.adapters.base import CliSettings, RawResult, Request, Status, Tool, Usage
 from council.adapters.pi import PiRpcDriver
-from council.adapters.warm import LeanStart, WorkerGone
+from council.adapters.warm import LeanStart, ProtocolError, WorkerGone
 
 pytestmark = pytest.mark.anyio
 PI = Tool("pi", ("pi",), "1.6.0")
@@ -69,10 +69,10 @@ def test_pi_answer_is_the_text_parts_of_the_last_message_without_its_thinking():
 def test_pi_names_the_answers_model_first_as_provider_slash_model():
     result = stream(
         message("a", stop="toolUse", model="small", provider="openrouter"),
-        message("b", model="big", provider="anthropic"),
-        message("c", model="small", provider="openrouter"),
+        message("b", stop="toolUse", model="small", provider="openrouter"),
+        message("c", model="big", provider="anthropic"),
     )
-    assert pi().read_model(result) == ("openrouter/small", "anthropic/big")
+    assert pi().read_model(result) == ("anthropic/big", "openrouter/small")
 
 
 def test_pi_usage_counts_cache_writes_and_a_zero_price_as_no_cost():
@@ -201,3 +201,18 @@ async def test_each_warm_pi_call_after_the_first_starts_a_new_session():
     assert [v.status for v in verdicts] == [Status.OK, Status.RATE_LIMITED, Status.OK]
     assert verdicts[1].usage == Usage(3, 2, 0.01)  # a failed turn still cost what it says
     assert verdicts[2].text == "three"
+
+
+async def test_a_command_pi_refuses_ends_the_worker_with_pis_words():
+    channel = Rpc([rpc_turn(message("one"))])
+    driver = PiRpcDriver(adapter_for("pi"))
+    await driver.turn(channel, "a?", Path("."))
+    refusal = {"type": "response", "id": "council-2", "success": False, "error": "busy"}
+
+    async def refuse(command) -> None:
+        channel.sent.append(dict(command))
+        channel.pending.append(refusal)
+
+    channel.send = refuse
+    with pytest.raises(ProtocolError, match="pi refused new_session: busy"):
+        await driver.turn(channel, "b?", Path("."))
