@@ -32,6 +32,8 @@ def codex(**settings) -> CodexAdapter:
         (("-c", 'model_provider="lab"'), "lab"),
         (("-c", "model_provider='lab'"), "lab"),
         (("--config", "model_provider = lab"), "lab"),
+        (("--config=model_provider=lab",), "lab"),
+        (("--profile=fast",), "lab"),
         (("--profile", "fast"), "lab"),
         (("-p", "fast"), "lab"),
         (("--oss",), "oss"),
