@@ -92,8 +92,8 @@ def test_codex_usage_is_the_last_turns_with_input_and_output_in_place():
 def test_codex_answer_file_with_only_whitespace_falls_back_to_the_last_message():
     stdout = jsonl(
         {"type": "item.completed", "item": {"type": "agent_message", "text": "first"}},
-        {"type": "item.completed", "item": {"type": "reasoning", "text": "thinking"}},
         {"type": "item.completed", "item": {"type": "agent_message", "text": "the answer"}},
+        {"type": "item.completed", "item": {"type": "reasoning", "text": "thinking"}},
     )
     result = RawResult(0, stdout, "", answer_file_text="\n  \n")
     assert codex().extract(result) == "the answer"
@@ -217,6 +217,7 @@ async def test_a_warm_codex_answer_is_its_last_message_with_the_threads_last_tot
         ("item/completed", message("first")),
         ("thread/tokenUsage/updated", total(40, 9)),
         ("item/completed", message("the answer")),
+        ("item/completed", {"item": {"type": "reasoning", "text": "thinking"}}),
     ]
     _, verdict, _ = await run_turn(turn_script(events))
     assert (verdict.status, verdict.text, verdict.usage) == (Status.OK, "the answer", Usage(40, 9))
@@ -246,3 +247,54 @@ async def test_an_interrupted_warm_codex_turn_is_an_error_not_an_answer():
     events = [("item/completed", {"item": {"type": "agentMessage", "text": "half"}})]
     _, verdict, _ = await run_turn(turn_script(events, status="interrupted"))
     assert (verdict.status, verdict.detail) == (Status.ERROR, "the turn was interrupted")
+
+
+async def test_a_failed_warm_codex_turn_still_reports_what_it_spent():
+    total = {"tokenUsage": {"total": {"inputTokens": 70, "outputTokens": 3}}}
+    error = {"message": "rate limited", "codexErrorInfo": "serverOverloaded"}
+    script = turn_script([("thread/tokenUsage/updated", total)], status="failed", error=error)
+    _, verdict, _ = await run_turn(script)
+    assert (verdict.status, verdict.usage) == (Status.RATE_LIMITED, Usage(70, 3))
+
+
+async def test_a_warm_codex_turn_reads_only_its_own_threads_notes():
+    other = {"threadId": "th-0"}
+    script = turn_script([("item/completed", {"item": {"type": "agentMessage", "text": "mine"}})])
+    stray = {"method": "item/completed", "params": {**other, "item": {"type": "agentMessage"}}}
+    stray["params"]["item"]["text"] = "another thread's"
+    script[2].insert(-1, stray)
+    _, verdict, _ = await run_turn(script)
+    assert verdict.text == "mine"
+
+
+def test_a_codex_error_event_and_a_plain_line_on_stdout_are_read_as_its_failure():
+    stdout = jsonl({"type": "error", "message": "unexpected status 401 Unauthorized"})
+    verdict = codex().classify(RawResult(1, stdout, ""), "Q?")
+    assert verdict.status is Status.AUTH and "401 Unauthorized" in verdict.detail
+    plain = "Error: the sandbox refused to start: permission denied\n"
+    verdict = codex().classify(RawResult(1, plain, ""), "Q?")
+    assert verdict.status is Status.ERROR and "sandbox refused to start" in verdict.detail
+
+
+async def test_cancelling_a_warm_codex_turn_interrupts_that_thread_and_turn():
+    driver = CodexAppDriver(adapter_for("codex"))
+    script = turn_script([], status="interrupted")
+    channel = Scripted(script)
+    done = script[2].pop()  # turn/completed comes only after the interrupt
+
+    cancelled: list[bool] = []
+
+    async def receive() -> dict:
+        # the turn started and its events are all read: the hard limit strikes now
+        if not channel.pending and not cancelled:
+            cancelled.append(True)
+            await driver.cancel(channel)
+            channel.pending.append(done)
+        return await Scripted.receive(channel)
+
+    channel.receive = receive
+    await driver.handshake(channel)
+    turn = await driver.turn(channel, "Question: x?", Path("/room"))
+    interrupt = next(m for m in channel.sent if m.get("method") == "turn/interrupt")
+    assert interrupt["params"] == {"threadId": "th-1", "turnId": "turn-1"}
+    assert turn.verdict.status is Status.ERROR
