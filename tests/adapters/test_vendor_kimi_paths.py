@@ -5,6 +5,7 @@ several messages, and when a seat runs warm."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +180,18 @@ def test_a_kimi_login_file_without_a_token_is_no_login(tmp_path):
     # kimi-cli's `kimi acp` needs its own login under ~/.kimi, not kimi-code's
     (creds / "kimi-code.json").write_text('{"access_token": "t"}')
     assert kimi().warm_refusal(KIMI_CLI_TOOL, {}, tmp_path) is not None
+
+
+def test_kimi_code_takes_the_seats_model():
+    invocation = kimi(model="cfg").build(KIMI_CODE_TOOL, request(Path("/room"), model="k2"))
+    argv = list(invocation.argv)
+    assert argv[argv.index("-m") + 1] == "k2"
+
+
+def test_a_kimi_cli_login_in_its_own_home_counts(tmp_path):
+    creds = tmp_path / ".kimi" / "credentials"
+    creds.mkdir(parents=True)
+    (creds / "kimi-code.json").write_text('{"access_token": "t"}')
+    state = kimi().auth_state({}, tmp_path)
+    assert (state.found, state.source) == (True, str(creds / "kimi-code.json"))
+    assert kimi().warm_refusal(KIMI_CLI_TOOL, {}, tmp_path) is None

@@ -174,6 +174,8 @@ class Rpc:
 
     async def send(self, command) -> None:
         self.sent.append(dict(command))
+        if "id" not in command:
+            return  # `abort` is answered by how the turn ends
         self.pending.append({"type": "response", "id": command["id"], "success": True})
         if command["type"] == "prompt":
             self.pending += self.turns.pop(0)
@@ -216,3 +218,31 @@ async def test_a_command_pi_refuses_ends_the_worker_with_pis_words():
     channel.send = refuse
     with pytest.raises(ProtocolError, match="pi refused new_session: busy"):
         await driver.turn(channel, "b?", Path("."))
+
+
+async def test_a_warm_pi_answer_is_the_turns_last_message_after_its_tool_calls():
+    channel = Rpc([rpc_turn(message("let me look", stop="toolUse"), message("the answer"))])
+    driver = PiRpcDriver(adapter_for("pi"))
+    verdict = (await driver.turn(channel, "a?", Path("."))).verdict
+    assert (verdict.status, verdict.text) == (Status.OK, "the answer")
+
+
+async def test_cancelling_a_warm_pi_turn_sends_abort_only_while_it_prompts():
+    driver = PiRpcDriver(adapter_for("pi"))
+    channel = Rpc([])
+    await driver.cancel(channel)
+    assert channel.sent == []  # no prompt in flight: nothing to abort
+    aborted = message("", stop="aborted")
+    channel = Rpc([rpc_turn(aborted)])
+    receive = channel.receive
+
+    async def receive_then_cancel() -> dict:
+        event = await receive()
+        if event.get("type") == "message_end":
+            await driver.cancel(channel)
+        return event
+
+    channel.receive = receive_then_cancel
+    verdict = (await driver.turn(channel, "a?", Path("."))).verdict
+    assert {"type": "abort"} in channel.sent
+    assert (verdict.status, verdict.detail) == (Status.ERROR, "pi aborted the turn")
