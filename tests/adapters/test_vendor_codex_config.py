@@ -107,7 +107,8 @@ def test_a_login_kept_by_the_auto_store_may_be_in_the_keyring(tmp_path):
 def test_only_a_login_in_auth_json_is_billed_as_the_key_it_saved(tmp_path):
     home = config(tmp_path, "")
     (home / "auth.json").write_text('{"OPENAI_API_KEY": "sk-x", "tokens": null}')
-    assert codex().billing({}, tmp_path).mode == "api_key"
+    billing = codex().billing({}, tmp_path)
+    assert (billing.mode, billing.source) == ("api_key", f"the API key in {home / 'auth.json'}")
     (home / "auth.json").write_text('{"OPENAI_API_KEY": null, "tokens": {"id_token": "t"}}')
     assert codex().billing({}, tmp_path).mode == "login"
 
@@ -116,3 +117,9 @@ def test_a_warm_codex_on_a_key_only_user_provider_is_not_refused(tmp_path):
     config(tmp_path, 'model_provider = "corp"\n' + PROVIDER.format(id="corp") + 'env_key = "CK"\n')
     tool_env = {"CODEX_API_KEY": "k", "CK": "v"}
     assert codex().warm_refusal(Tool("codex", ("codex",)), tool_env, tmp_path) is None
+
+
+def test_a_codex_api_key_given_in_the_configs_env_also_keeps_the_seat_spawning(tmp_path):
+    tool = Tool("codex", ("codex",))
+    refusal = codex(env={"CODEX_API_KEY": "k"}).warm_refusal(tool, {}, tmp_path)
+    assert refusal is not None and "does not read CODEX_API_KEY" in refusal

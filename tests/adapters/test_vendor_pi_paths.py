@@ -232,7 +232,7 @@ async def test_cancelling_a_warm_pi_turn_sends_abort_only_while_it_prompts():
     channel = Rpc([])
     await driver.cancel(channel)
     assert channel.sent == []  # no prompt in flight: nothing to abort
-    aborted = message("", stop="aborted")
+    aborted = message("", stop="aborted", usage={"input": 8, "output": 1, "cost": {"total": 0}})
     channel = Rpc([rpc_turn(aborted)])
     receive = channel.receive
 
@@ -246,3 +246,4 @@ async def test_cancelling_a_warm_pi_turn_sends_abort_only_while_it_prompts():
     verdict = (await driver.turn(channel, "a?", Path("."))).verdict
     assert {"type": "abort"} in channel.sent
     assert (verdict.status, verdict.detail) == (Status.ERROR, "pi aborted the turn")
+    assert verdict.usage == Usage(8, 1, None)  # what the aborted turn had spent

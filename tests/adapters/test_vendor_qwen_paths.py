@@ -144,3 +144,16 @@ def test_a_qwen_settings_file_with_comments_is_unknown_not_logged_out(tmp_path):
 def test_qwen_home_at_the_home_itself_reads_settings_json_there(tmp_path):
     (tmp_path / "settings.json").write_text('{"security": {"auth": {"selectedType": "qwen"}}}')
     assert qwen().auth_state({"QWEN_HOME": "~"}, tmp_path).found is True
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "https://example.test/v1"},
+        {"OPENAI_API_KEY": "k", "OPENAI_MODEL": "qwen3"},
+    ],
+    ids=["no-model", "no-base-url"],
+)
+def test_a_qwen_key_without_its_endpoint_and_model_selects_no_auth(tmp_path, env):
+    state = qwen().auth_state(env, tmp_path)
+    assert state.found is False and "selects no auth" in state.source
