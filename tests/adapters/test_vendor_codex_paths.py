@@ -9,11 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import Scripted
 
 from council.adapters import adapter_for
 from council.adapters.base import CliSettings, RawResult, Request, Status, Tool, Usage
 from council.adapters.codex import CodexAppDriver
-from council.adapters.warm import LeanStart, WorkerGone
+from council.adapters.warm import LeanStart
 
 pytestmark = pytest.mark.anyio
 CODEX = Tool("codex", ("codex",), "0.171.0")
@@ -149,25 +150,6 @@ def test_a_warm_codex_started_lean_writes_its_instructions_into_the_room(tmp_pat
     )
     assert launch.room_files == {".council/codex-instructions.md": "Be brief."}
     assert "features.shell_tool=false" in launch.argv and launch.lean is True
-
-
-class Scripted:
-    """An app-server that answers each request council sends with the next of `answers`."""
-
-    def __init__(self, answers: list[list[dict]]) -> None:
-        self.answers = answers
-        self.pending: list[dict] = []
-        self.sent: list[dict] = []
-
-    async def send(self, message) -> None:
-        self.sent.append(dict(message))
-        if self.answers and "id" in message:
-            self.pending += self.answers.pop(0)
-
-    async def receive(self) -> dict:
-        if not self.pending:
-            raise WorkerGone("stdout ended")
-        return self.pending.pop(0)
 
 
 def turn_script(events: list[dict], status: str = "completed", error: dict | None = None):
