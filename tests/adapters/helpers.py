@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from council.adapters.warm import WorkerGone
+
 
 def answer_calls(fakes, cli: str) -> list[dict]:
     """The recorded calls that asked for an answer (not the `--version` probe)."""
@@ -35,3 +37,22 @@ async def warm_calls(adapter, tool, launch, tmp_path, prompts: list[str]) -> lis
             )
             for n, prompt in enumerate(prompts, 1)
         ]
+
+
+class Scripted:
+    """A worker that answers each message council sends with the next of `answers`."""
+
+    def __init__(self, answers: list[list[dict]]) -> None:
+        self.answers = answers
+        self.pending: list[dict] = []
+        self.sent: list[dict] = []
+
+    async def send(self, message) -> None:
+        self.sent.append(dict(message))
+        if self.answers and "id" in message:
+            self.pending += self.answers.pop(0)
+
+    async def receive(self) -> dict:
+        if not self.pending:
+            raise WorkerGone("stdout ended")
+        return self.pending.pop(0)

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import Scripted
 
 from council.adapters import adapter_for, registered
 from council.adapters.base import RawResult, Status, model_family
@@ -96,25 +97,6 @@ def test_codex_exec_names_no_model_not_even_the_one_its_warning_mentions():
     assert "fake-model" in result.stdout
     assert adapter.classify(result, "Question: which model?").status is Status.OK
     assert adapter.read_model(result) == ()
-
-
-class Scripted:
-    """A worker that answers each message council sends with the next of `answers`."""
-
-    def __init__(self, answers: list[list[dict]]) -> None:
-        self.answers = answers
-        self.pending: list[dict] = []
-        self.sent: list[dict] = []
-
-    async def send(self, message) -> None:
-        self.sent.append(dict(message))
-        if self.answers and "id" in message:
-            self.pending += self.answers.pop(0)
-
-    async def receive(self) -> dict:
-        if not self.pending:
-            raise WorkerGone("stdout ended")
-        return self.pending.pop(0)
 
 
 async def test_a_warm_codex_call_names_the_model_of_its_threads_metadata():

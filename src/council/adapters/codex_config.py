@@ -99,7 +99,7 @@ def active_provider(
     config = read_toml(codex_home / "config.toml")
     provider = config.get("model_provider")
     providers = dict(config.get("model_providers") or {})
-    for flag, value in pairwise([*extra_args, ""]):
+    for flag, value in pairwise(_split_long_flags(extra_args)):
         if flag in ("-p", "--profile") and value:
             profile = read_toml(codex_home / f"{value}.config.toml")
             provider = profile.get("model_provider", provider)
@@ -112,6 +112,16 @@ def active_provider(
         return None, None
     settings = providers.get(provider)
     return provider, settings if isinstance(settings, Mapping) else None
+
+
+def _split_long_flags(extra_args: Sequence[str]) -> list[str]:
+    """`extra_args` with `--profile=NAME` and `--config=KEY=VALUE` (clap's other spelling)
+    split as `--profile NAME`, and a last empty value, so each flag pairs with its value."""
+    args: list[str] = []
+    for arg in extra_args:
+        flag, sep, value = arg.partition("=")
+        args += [flag, value] if sep and flag in ("--profile", "--config") else [arg]
+    return [*args, ""]
 
 
 def retry_caps(extra_args: Sequence[str], codex_home: Path) -> list[str]:
