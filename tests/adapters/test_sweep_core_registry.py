@@ -6,11 +6,13 @@ call (outputs.md `billing`), and where the simulator and a CLI that keeps no sta
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import anyio
 import pytest
 
+import council
 from council.adapters import adapter_for, default_order, find_forbidden, known_names, register
 from council.adapters.base import Adapter, Billing, CliSettings, Request, Tool
 from council.adapters.confinement import state_paths
@@ -282,3 +284,31 @@ def test_a_built_in_clis_state_is_under_home(tmp_path):
     dirs, _ = state_paths(adapter_for("gemini"), {}, tmp_path)
     assert tmp_path / ".gemini" in dirs
     assert all(d.is_relative_to(tmp_path) for d in dirs)
+
+
+# -- a CLI found: the argv prefix that starts it ------------------------------------------
+
+
+def test_a_configured_command_keeps_its_arguments_after_the_executable(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "claude-wrapper"
+    wrapper.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "print('2.1.332 (Claude Code)' if sys.argv[1:] == ['--profile', 'work', '--version']"
+        " else 'wrong argv: ' + ' '.join(sys.argv[1:]))\n"
+    )
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    clis = parse_config({"clis": {"claude": {"command": ["claude-wrapper", "--profile", "work"]}}})
+    resolved = anyio.run(resolve_tool, adapter_for("claude", clis.clis))
+    assert resolved.tool is not None, resolved.problem
+    assert resolved.tool.command == (str(wrapper), "--profile", "work")
+    assert resolved.tool.version == "2.1.332"
+
+
+def test_the_simulator_of_this_install_answers_its_version_probe():
+    resolved = anyio.run(resolve_tool, adapter_for("sim"))
+    assert resolved.tool is not None, resolved.problem
+    assert resolved.tool.version == council.__version__
+    assert resolved.tool.command[0] == sys.executable
