@@ -84,6 +84,8 @@ def test_one_json_document_over_several_lines_is_one_value():
         (" GPT-5.2 ", "openai"),
         ("vertex_ai/Gemini-2.5-Pro", "google"),
         ("openrouter/qwen/Qwen3-Coder", "qwen"),
+        ("openrouter/moonshotai/Kimi-K2", "moonshot"),  # the last segment names the model
+        ("gateway/openai/gpt-5.2", "openai"),
         ("", None),
     ],
 )

@@ -128,8 +128,8 @@ def test_an_auth_failure_names_the_cli_what_it_said_and_the_login_command(cli, h
 CRASH = (
     "loading config\n"
     "TypeError: Cannot read properties of undefined (reading 'model')\n"
-    "    at resolve (/usr/lib/node_modules/cli/dist/index.js:10:5)\n"
-    '  File "/usr/lib/cli/main.py", line 3, in <module>\n'
+    "    at handleError (/usr/lib/node_modules/cli/dist/errors.js:10:5)\n"
+    '  File "/usr/lib/cli/failure.py", line 3, in <module>\n'
     "╰──────────────────────────╯\n"
     "----\n"
 )
