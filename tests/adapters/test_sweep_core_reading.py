@@ -79,27 +79,35 @@ OTHER = [
 ]
 
 
-@pytest.mark.parametrize("stderr", RATE_LIMITED)
-def test_a_transient_refusal_is_rate_limited_and_retried_with_backoff(stderr):
-    verdict = failed(f"mine: {stderr}")
-    assert verdict.status is Status.RATE_LIMITED, verdict
-    assert RetryPolicy(jitter=0).delay(verdict.status, 0, verdict.retry_after_s) == 5.0
+# One test per table (the rows are cheap; each test pays the suite's leak check): every row
+# that reads wrong is listed.
+
+
+def seen(printed: str, code: int = 1) -> tuple[Status, float | None, str]:
+    """What a user sees of a failed call: its status, the wait before its retry (None: no
+    retry), its detail."""
+    verdict = failed(printed, code)
+    wait = RetryPolicy(jitter=0).delay(verdict.status, 0, verdict.retry_after_s)
+    return verdict.status, wait, verdict.detail
+
+
+def test_a_transient_refusal_is_rate_limited_and_retried_with_backoff():
     # the detail is the line that said so
-    assert verdict.detail == f"mine: {stderr}"
+    expected = {said: (Status.RATE_LIMITED, 5.0, f"mine: {said}") for said in RATE_LIMITED}
+    wrong = {said: got for said in RATE_LIMITED if (got := seen(f"mine: {said}")) != expected[said]}
+    assert not wrong
 
 
-@pytest.mark.parametrize("stderr", AUTH)
-def test_a_missing_login_is_auth_and_never_retried(stderr):
-    verdict = failed(f"boot ok\n{stderr}\nbye")
-    assert verdict.status is Status.AUTH, verdict
-    assert RetryPolicy(jitter=0).delay(verdict.status, 0, verdict.retry_after_s) is None
-    assert verdict.detail == f"mine is not logged in ({stderr})"
+def test_a_missing_login_is_auth_and_never_retried():
+    expected = {said: (Status.AUTH, None, f"mine is not logged in ({said})") for said in AUTH}
+    wrong = {said: got for said in AUTH if (got := seen(f"boot ok\n{said}\nbye")) != expected[said]}
+    assert not wrong
 
 
-@pytest.mark.parametrize("stderr", OTHER)
-def test_any_other_failure_is_an_error_naming_the_exit_code(stderr):
-    verdict = failed(stderr, code=3)
-    assert (verdict.status, verdict.detail) == (Status.ERROR, f"exit 3: {stderr}")
+def test_any_other_failure_is_an_error_naming_the_exit_code():
+    expected = {said: (Status.ERROR, 1.0, f"exit 3: {said}") for said in OTHER}
+    wrong = {said: got for said in OTHER if (got := seen(said, code=3)) != expected[said]}
+    assert not wrong
 
 
 def test_the_rate_limited_detail_is_the_first_line_that_says_so():
@@ -107,20 +115,20 @@ def test_the_rate_limited_detail_is_the_first_line_that_says_so():
     assert verdict.detail == "attempt 1: 429 Too Many Requests"
 
 
-@pytest.mark.parametrize(
-    ("cli", "hint"),
-    [
-        ("claude", "run `claude` and type /login, or set ANTHROPIC_API_KEY"),
-        ("codex", "run `codex login`, or set CODEX_API_KEY"),
-        ("gemini", "run `gemini` once to log in, or set GEMINI_API_KEY"),
-        ("pi", "run `pi` and log in with /login"),
-    ],
-)
-def test_an_auth_failure_names_the_cli_what_it_said_and_the_login_command(cli, hint):
-    verdict = adapter_for(cli).classify(RawResult(1, "", "Error: 401 Unauthorized"), PROMPT)
-    assert verdict.status is Status.AUTH
-    assert verdict.detail.startswith(f"{cli} is not logged in (Error: 401 Unauthorized); ")
-    assert hint in verdict.detail
+LOGIN_HINTS = {
+    "claude": "run `claude` and type /login, or set ANTHROPIC_API_KEY",
+    "codex": "run `codex login`, or set CODEX_API_KEY",
+    "gemini": "run `gemini` once to log in, or set GEMINI_API_KEY",
+    "pi": "run `pi` and log in with /login",
+}
+
+
+def test_an_auth_failure_names_the_cli_what_it_said_and_the_login_command():
+    for cli, hint in LOGIN_HINTS.items():
+        verdict = adapter_for(cli).classify(RawResult(1, "", "Error: 401 Unauthorized"), PROMPT)
+        assert verdict.status is Status.AUTH
+        assert verdict.detail.startswith(f"{cli} is not logged in (Error: 401 Unauthorized); ")
+        assert hint in verdict.detail
 
 
 # -- the telling line of an error -------------------------------------------------------
@@ -187,26 +195,26 @@ def test_exit_0_with_nothing_is_empty():
     assert (verdict.status, verdict.detail) == (Status.EMPTY, "exit 0 with no answer")
 
 
-@pytest.mark.parametrize(
-    "answer",
-    [
-        PROMPT,
-        "  ACTION:   CHALLENGE Question: should the session cache live in Redis or Postgres?",
-        # a piece of the prompt of 40 characters or more is an echo too
-        "should the session cache live in Redis or Postgres?",
-    ],
-)
-def test_exit_0_that_only_repeats_the_prompt_is_empty(answer):
-    verdict = mine().classify(RawResult(0, answer, ""), PROMPT)
-    assert (verdict.status, verdict.detail) == (
-        Status.EMPTY,
-        "the output only echoes the prompt",
-    )
+ECHOES = [
+    PROMPT,
+    "  ACTION:   CHALLENGE Question: should the session cache live in Redis or Postgres?",
+    # a piece of the prompt of 40 characters or more is an echo too
+    "should the session cache live in Redis or Postgres?",
+]
 
 
-@pytest.mark.parametrize("answer", ["Redis or Postgres?", "Postgres", "CHALLENGE"])
-def test_a_short_answer_that_happens_to_be_in_the_prompt_is_an_answer(answer):
-    assert mine().classify(RawResult(0, answer, ""), PROMPT).status is Status.OK
+def test_exit_0_that_only_repeats_the_prompt_is_empty():
+    for answer in ECHOES:
+        verdict = mine().classify(RawResult(0, answer, ""), PROMPT)
+        assert (verdict.status, verdict.detail) == (
+            Status.EMPTY,
+            "the output only echoes the prompt",
+        ), answer
+
+
+def test_a_short_answer_that_happens_to_be_in_the_prompt_is_an_answer():
+    for answer in ("Redis or Postgres?", "Postgres", "CHALLENGE"):
+        assert mine().classify(RawResult(0, answer, ""), PROMPT).status is Status.OK, answer
 
 
 def test_a_process_that_was_killed_is_a_failure_whatever_it_printed():
@@ -224,22 +232,20 @@ def test_a_json_answer_that_does_not_parse_is_an_error_not_an_answer():
 # -- the wait a rate limit names ------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("said", "wait"),
-    [
-        ("429: retry after 250ms", 0.25),
-        ("429: retry after 3 secs", 3.0),
-        ("429: retry after 2 hrs", 7200.0),
-        ("quota: resets in 1h", 3600.0),
-        ("quota: resets in 1 hour 30 minutes", 5400.0),
-        ("rate limit: retry in 2 min", 120.0),
-        ("rate limit: retry-after: 4.5", 4.5),
-    ],
-)
-def test_the_wait_a_rate_limit_names_is_read_in_its_unit(said, wait):
-    verdict = failed(said)
-    assert verdict.status is Status.RATE_LIMITED
-    assert verdict.retry_after_s == wait
+WAITS = {
+    "429: retry after 250ms": 0.25,
+    "429: retry after 3 secs": 3.0,
+    "429: retry after 2 hrs": 7200.0,
+    "quota: resets in 1h": 3600.0,
+    "quota: resets in 1 hour 30 minutes": 5400.0,
+    "rate limit: retry in 2 min": 120.0,
+    "rate limit: retry-after: 4.5": 4.5,
+}
+
+
+def test_the_wait_a_rate_limit_names_is_read_in_its_unit():
+    read = {said: seen(said)[:2] for said in WAITS}
+    assert read == {said: (Status.RATE_LIMITED, wait) for said, wait in WAITS.items()}
 
 
 # -- what a call shows through the runner: detail, stderr tail, usage over attempts ------

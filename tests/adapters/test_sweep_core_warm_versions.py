@@ -58,8 +58,12 @@ async def test_a_request_waits_for_its_own_answer_serving_what_comes_before_it()
         ]
     )
     seen: list[dict] = []
+
+    async def note(message: dict) -> None:
+        seen.append(message)
+
     rpc = JsonRpc(worker)
-    result = await rpc.request("session/new", {"cwd": "/room"}, seen.append)
+    result = await rpc.request("session/new", {"cwd": "/room"}, note)
     assert result == {"sessionId": "s-1"}
     assert seen == [{"jsonrpc": "2.0", "method": "session/update", "params": {"n": 1}}]
     assert worker.sent == [
@@ -125,7 +129,11 @@ async def test_pump_serves_requests_and_notifications_until_told_to_stop():
         ]
     )
     seen: list[dict] = []
-    await JsonRpc(worker).pump(lambda: bool(seen), seen.append)
+
+    async def note(message: dict) -> None:  # a handler may be a coroutine: it is awaited
+        seen.append(message)
+
+    await JsonRpc(worker).pump(lambda: bool(seen), note)
     assert seen == [{"jsonrpc": "2.0", "method": "session/update", "params": {"done": True}}]
     assert [m.get("id") for m in worker.sent] == [5]
     assert worker.sent[0]["error"]["code"] == -32601
