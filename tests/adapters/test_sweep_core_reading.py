@@ -75,6 +75,7 @@ OTHER = [
     "Connection error.",
     "Error: model `x` does not exist",
     "read 5000 tokens, status 200",
+    "Error: request req_4291 failed",  # 429 inside a longer number is no rate limit
     "TypeError: cannot read properties of undefined",
 ]
 
@@ -148,6 +149,35 @@ def test_an_errors_detail_is_its_last_error_line_not_a_stack_frame_or_a_frame_of
     assert verdict.detail == (
         "exit 1: TypeError: Cannot read properties of undefined (reading 'model')"
     )
+
+
+# Words that mark a line as the one saying what went wrong (with a line after it that has none).
+TELLING = [
+    "open /etc/mine.toml: permission denied",
+    "model gpt-9 not found",
+    "cannot reach the proxy",
+    "can't parse the answer",
+    "unable to start the agent",
+    "invalid --model value",
+    "connection refused by 127.0.0.1:8080",
+    "missing config key `provider`",
+    "no such file: prompt.md",
+    "the request timed out",
+    "aborting: the session was closed",
+    "unhandled exception in the worker",
+    "the tool call failed",
+    "fatal: out of memory",
+]
+
+
+def test_the_line_with_a_word_of_failure_is_the_detail_not_the_last_line():
+    wrong = {
+        line: detail
+        for line in TELLING
+        if (detail := failed(f"starting\n{line}\ncleaning up the session\n").detail)
+        != f"exit 1: {line}"
+    }
+    assert not wrong
 
 
 def test_the_last_error_line_wins_over_an_earlier_one():

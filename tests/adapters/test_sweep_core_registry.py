@@ -253,6 +253,10 @@ def test_a_key_pair_of_kimi_code_bills_its_key(tmp_path):
 def test_nothing_found_is_unknown(tmp_path):
     found = billing("claude", tmp_path)
     assert (found.mode, found.text) == ("unknown", "unknown")
+    # qwen says which key it lacks: a key it lacks bills nothing
+    missing = billing("qwen", tmp_path, OPENAI_API_KEY="sk-x")
+    assert "OPENAI_API_KEY" in missing.source
+    assert (missing.mode, missing.text) == ("unknown", "unknown")
 
 
 # -- where a CLI may write --------------------------------------------------------------------
@@ -304,6 +308,11 @@ def test_a_configured_command_keeps_its_arguments_after_the_executable(tmp_path,
     assert resolved.tool is not None, resolved.problem
     assert resolved.tool.command == (str(wrapper), "--profile", "work")
     assert resolved.tool.version == "2.1.332"
+    # still claude, driven as claude (a wrapper is no user-defined CLI): tested, its argv
+    adapter = resolved.adapter
+    assert adapter.is_tested(resolved.tool.version) is True
+    request = Request("q", room=tmp_path, answer_path=tmp_path / "a")
+    assert "--strict-mcp-config" in adapter.build(resolved.tool, request).argv
 
 
 def test_the_simulator_of_this_install_answers_its_version_probe():

@@ -270,6 +270,12 @@ def test_a_known_broken_entry_with_no_bounds_is_every_release():
     )
 
 
+def test_a_range_holds_its_first_broken_release_and_not_its_first_fixed_one():
+    entry = KnownBroken("drops the last line", "upgrade", since=(1, 52, 0), before=(1, 60, 0))
+    got = {v: entry.applies(v) for v in ("1.51.9", "1.52.0", "1.59.9", "1.60.0")}
+    assert got == {"1.51.9": False, "1.52.0": True, "1.59.9": True, "1.60.0": False}
+
+
 def test_a_release_candidate_is_not_its_release_for_tested_but_is_for_gates():
     assert not same_version("1.52.0rc1", "1.52.0")
     assert version_at_least("1.52.0rc1", (1, 52))
