@@ -6,16 +6,15 @@ version probe, and that it is a vendor of its own."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from sweep_core_helpers import call_script
 
 from council.adapters import adapter_for, registered
 from council.adapters.base import RawResult, Request, Status, Tool
 from council.config import parse_config
 from council.errors import ConfigError
-from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
 
 PROMPT = "ACTION: PROPOSAL\nQuestion: tabs or spaces?\n"
 
@@ -174,23 +173,7 @@ print(json.dumps({"log": "x" * 1_500_000, "result": "The whole document was read
 async def test_a_json_answer_longer_than_a_megabyte_is_read_whole(tmp_path):
     """A JSON document is read from the whole output (plain text keeps only its start and
     end in memory, which would cut the document)."""
-    script = tmp_path / "big.py"
-    script.write_text(BIG_JSON)
-    config = parse_config(
-        {"clis": {"big": {"command": [sys.executable, str(script)], "output": "json:result"}}}
-    )
-    adapter = adapter_for("big", config.clis)
-    room = tmp_path / "room"
-    room.mkdir()
-    outcome = await run_call(
-        adapter,
-        Tool("big", tuple(adapter.command())),
-        PROMPT,
-        room=room,
-        files=CallFiles(tmp_path / "record", "proxy-big-r1"),
-        timeouts=Timeouts(soft_s=20, hard_s=30, grace_s=0.5),
-        policy=RetryPolicy(base_delay_s=0.01, other_delay_s=0.01),
-    )
+    outcome = await call_script(tmp_path, "big", BIG_JSON, PROMPT, output="json:result")
     assert (outcome.status, outcome.text) == (Status.OK, "The whole document was read.")
 
 

@@ -9,14 +9,13 @@ through the runner, the way a seat's result shows it."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
+from sweep_core_helpers import call_script
 
 from council.adapters import adapter_for
-from council.adapters.base import RawResult, Status, Tool, Usage
+from council.adapters.base import RawResult, Status, Usage
 from council.config import parse_config
-from council.runner import CallFiles, RetryPolicy, Timeouts, run_call
+from council.runner import RetryPolicy
 
 PROMPT = "ACTION: CHALLENGE\nQuestion: should the session cache live in Redis or Postgres?\n"
 
@@ -291,23 +290,7 @@ sys.exit(3)
 
 @pytest.mark.anyio
 async def test_a_failed_call_keeps_the_last_20_lines_of_stderr_and_names_its_exit(tmp_path):
-    script = tmp_path / "noisy.py"
-    script.write_text(NOISY)
-    adapter = adapter_for(
-        "noisy",
-        parse_config({"clis": {"noisy": {"command": [sys.executable, str(script)]}}}).clis,
-    )
-    room = tmp_path / "room"
-    room.mkdir()
-    outcome = await run_call(
-        adapter,
-        Tool("noisy", tuple(adapter.command())),
-        PROMPT,
-        room=room,
-        files=CallFiles(tmp_path / "record", "proxy-noisy-r2"),
-        timeouts=Timeouts(soft_s=20, hard_s=30, grace_s=0.5),
-        policy=RetryPolicy(base_delay_s=0.01, other_delay_s=0.01),
-    )
+    outcome = await call_script(tmp_path, "noisy", NOISY, PROMPT)
     assert outcome.status is Status.ERROR
     assert len(outcome.attempts) == 2  # one retry, then error
     assert outcome.detail == "exit 3: fatal: the backend refused the model"
