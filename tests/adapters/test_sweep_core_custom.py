@@ -278,3 +278,21 @@ def test_a_user_defined_cli_takes_no_usage_and_names_no_model():
     adapter = mine(output="json:result")
     assert adapter.read_usage(RawResult(0, stdout, "")) is None
     assert adapter.read_model(RawResult(0, stdout, "")) == ()
+
+
+CLAUDE_BIG = """
+import json, sys
+sys.stdin.read()
+answer = "Keep the cache. " * 80_000 + "The end."
+print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "result": answer}))
+"""
+
+
+@pytest.mark.anyio
+async def test_a_built_in_clis_json_answer_longer_than_a_megabyte_is_read_whole(tmp_path):
+    """claude prints one JSON document (`--output-format json`): read whole, as a
+    user-defined CLI's `json:` output is."""
+    outcome = await call_script(tmp_path, "claude", CLAUDE_BIG, PROMPT)
+    assert outcome.status is Status.OK, outcome.detail
+    assert outcome.text.endswith("Keep the cache. The end.")
+    assert len(outcome.text) > 1_280_000
