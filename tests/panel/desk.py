@@ -25,6 +25,7 @@ from anyio.abc import TaskGroup
 from council.config import parse_config
 from council.context import RunContext, files_block
 from council.context.fences import Fences
+from council.context.model import FileExcerpt
 from council.context.roomdir import RoomDir
 from council.panel.bus import EVERYONE, Bus, Kind, Message
 from council.panel.calls import Tuning
@@ -93,9 +94,20 @@ class Desk:
         starting: tuple[str, ...] = (),
         soft_s: float = 0.2,
         hard_factor: float = 2.0,
+        cli: str = "sim",
+        version: str = "1.0",
+        lean: bool = True,
+        files: tuple[FileExcerpt, ...] = (),
+        model: str | None = None,
+        effort: str | None = None,
     ) -> None:
+        """`names` sit on `cli` (READY with `version`), with `model` and `effort`; `lean`
+        and `files` as the run's plan and context say."""
         self.record = Record.create(tmp_path / ".scratchpad", kind="review")
-        self.seats = {n: SeatPlan(name=n, role="reviewer", cli="sim") for n in names}
+        self.seats = {
+            n: SeatPlan(name=n, role="reviewer", cli=cli, model=model, effort=effort) for n in names
+        }
+        self.cli, self.version = cli, version
         plan = {"seats": list(names)}
         self.state = DeskState(id=self.record.id, question="desk", plan=plan)
         self.stream = io.StringIO()
@@ -104,8 +116,8 @@ class Desk:
         self.journal = Journal(self.record, self.state, self.progress, self.bus)
         (tmp_path / "rooms").mkdir()
         self.rooms = RoomDir(self.record.id, base=tmp_path / "rooms")
-        context = RunContext(root=tmp_path, files=(), diff=None, technical=(), warnings=())
-        setup = RunSetup(hard_timeout_factor=hard_factor)
+        context = RunContext(root=tmp_path, files=files, diff=None, technical=(), warnings=())
+        setup = RunSetup(hard_timeout_factor=hard_factor, lean=lean)
         self.roster = Roster(
             tuple(self.seats.values()),
             setup,
@@ -157,7 +169,13 @@ class Desk:
             self.rooms.remove()
 
     def report(self, name: str) -> ReadyReport:
-        return ReadyReport(ok=True, cli="sim", version="1.0", timeout_s=self.soft_s)
+        return ReadyReport(
+            ok=True,
+            cli=self.cli,
+            path=f"/usr/bin/{self.cli}",
+            version=self.version,
+            timeout_s=self.soft_s,
+        )
 
     async def seat_ready(self, name: str) -> None:
         """The seat's READY, as its worker sends it."""
@@ -173,9 +191,9 @@ class Desk:
 
     async def _play(self, name: str, inbox: Any) -> None:
         async for message in inbox:
+            played = self.played[name]
             if message.kind is not Kind.DM:
                 continue
-            played = self.played[name]
             if message.body.startswith("CANCEL:"):
                 played.cancels.append(message.body.removeprefix("CANCEL:"))
                 played.cancelled.set()
