@@ -318,3 +318,19 @@ async def test_a_seat_still_starting_sits_and_a_dropped_one_does_not(tmp_path: P
         assert [s.name for s in d.roster.seated(everyone)] == ["alpha", "gamma"]
     assert d.state.seats["beta"]["status"] == "dropped"
     assert "beta (sim) dropped: sim: not found" in d.state.warnings
+
+
+async def test_a_resumed_run_past_the_blind_takes_keeps_what_it_holds_and_records_the_rest(
+    tmp_path: Path,
+):
+    desk = Desk(tmp_path, ("alpha", "beta"), soft_s=SOFT)
+    async with desk.open() as d:
+        done = [await d.ask("alpha")]
+        await d.dispatch.gather(done, progressive=False)
+        for name in ("alpha", "beta"):
+            await d.dispatch.not_asked(d.seats[name], "REVIEW", 1, "PROPOSAL")
+    assert d.state.contribution("alpha-r1").status == "ok"  # what the record holds stays
+    skipped = d.state.contribution("beta-r1")
+    assert (skipped.status, skipped.reason) == ("skipped", "late")
+    assert skipped.detail == "not asked: PROPOSAL was in when the run resumed"
+    assert d.played["beta"].asks == []
