@@ -18,6 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from council.panel import asked as asked_module
 from council.panel.asked import Busy, Pending, Unready
 from council.panel.contribution import Contribution
 from council.panel.messages import ReadyReport
@@ -334,3 +335,31 @@ async def test_a_resumed_run_past_the_blind_takes_keeps_what_it_holds_and_record
     assert (skipped.status, skipped.reason) == ("skipped", "late")
     assert skipped.detail == "not asked: PROPOSAL was in when the run resumed"
     assert d.played["beta"].asks == []
+
+
+async def test_before_the_end_a_dead_worker_is_given_up_on_and_a_slower_straggler_still_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(asked_module, "WORKER_MARGIN_S", 0.1)
+    desk = Desk(tmp_path, ("alpha", "beta", "gamma"), hard_factor=10)
+    # beta's worker is dead (0.05 s soft, 0.5 s hard); gamma is slow (0.3 s soft, 3 s hard).
+    softs = {"alpha": SOFT, "beta": SOFT, "gamma": 0.3}
+    desk.report = lambda name: ReadyReport(ok=True, cli="sim", timeout_s=softs[name])
+    gamma_may_answer = anyio.Event()
+    desk.scripts["beta"] = Script(silent=True)
+    desk.scripts["gamma"] = Script(after=gamma_may_answer)
+    async with desk.open() as d:
+        await d.dispatch.gather([await d.ask("alpha"), await d.ask("beta")], progressive=True)
+        second = [await d.ask("alpha", round_no=2), await d.ask("gamma", round_no=2)]
+        await d.dispatch.gather(second, progressive=True)
+        assert sorted(d.dispatch.stragglers) == ["beta-r1", "gamma-r2"]
+
+        async def gamma_answers_after_beta_is_given_up() -> None:
+            await anyio.sleep(1.0)  # past beta's 0.6 s, far inside gamma's 3.1 s
+            gamma_may_answer.set()
+
+        d._tg.start_soon(gamma_answers_after_beta_is_given_up)
+        await d.dispatch.wait_for_stragglers()
+    lost = d.state.contribution("beta-r1")
+    assert (lost.status, lost.detail) == ("error", "no answer from its worker")
+    assert d.state.contribution("gamma-r2").status == "late"
