@@ -108,6 +108,7 @@ class Desk:
             n: SeatPlan(name=n, role="reviewer", cli=cli, model=model, effort=effort) for n in names
         }
         self.cli, self.version = cli, version
+        self.billing = {"mode": "login", "source": "~/.sim/auth.json", "text": "its own login"}
         plan = {"seats": list(names)}
         self.state = DeskState(id=self.record.id, question="desk", plan=plan)
         self.stream = io.StringIO()
@@ -175,6 +176,7 @@ class Desk:
             path=f"/usr/bin/{self.cli}",
             version=self.version,
             timeout_s=self.soft_s,
+            billing=self.billing,
         )
 
     async def seat_ready(self, name: str) -> None:

@@ -1,8 +1,9 @@
 """Who sits, as the record and the seats' orders show it (docs/spec/protocol.md section 3,
 "READY handshake"; docs/lean.md): a READY seat is recorded with its CLI, model, effort,
-version and path; a CLI on a release known broken is warned of once however many seats it
-holds; every call runs lean, or none (not with --no-lean, nor when a file was cut by the line
-caps); each READY seat gets one SHUTDOWN. Seats are played by the test (tests/panel/desk.py).
+version, path and who pays for its calls; a CLI on a release known broken is warned of once
+however many seats it holds; every call runs lean, or none (not with --no-lean, nor when a
+file was cut by the line caps); each READY seat gets one SHUTDOWN. Seats are played by the
+test (tests/panel/desk.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ async def test_a_ready_seat_is_recorded_with_its_cli_model_effort_version_and_pa
         "path": "/usr/bin/codex",
     }
     assert (seat["status"], seat["problem"]) == ("ready", None)
+    assert seat["billing"] == {
+        "mode": "login",
+        "source": "~/.sim/auth.json",
+        "text": "its own login",
+    }
     saved = d.record.read_json("state.json")["seats"]["alpha"]
     assert saved["status"] == "ready"
 
