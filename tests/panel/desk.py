@@ -186,9 +186,12 @@ class Desk:
             Message(Kind.READY, name, LEAD, f"READY:{name}", meta=report.meta(), payload=report)
         )
 
-    async def ask(self, name: str, stem: str | None = None, round_no: int = 1, **kw: Any) -> Any:
+    async def ask(
+        self, name: str, stem: str | None = None, round_no: int = 1, phase: str = PHASE, **kw: Any
+    ) -> Any:
+        """Ask the seat for `phase` (with the review's prompt, whatever the phase)."""
         return await self.dispatch.ask(
-            self.seats[name], PHASE, round_no, "review", 200, stem=stem, whole=True, **kw
+            self.seats[name], phase, round_no, "review", 200, stem=stem, whole=True, **kw
         )
 
     async def _play(self, name: str, inbox: Any) -> None:

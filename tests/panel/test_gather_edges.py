@@ -185,7 +185,7 @@ async def test_a_seat_still_answering_is_busy_and_sits_a_phase_out_that_closes_f
         assert isinstance(first[1], Pending)
         await d.dispatch.gather(first, progressive=True)
         assert d.dispatch.busy(d.seats["beta"])
-        second = [await d.ask(name, round_no=2) for name in ("alpha", "beta")]
+        second = [await d.ask(name, round_no=2, phase="CHALLENGE") for name in ("alpha", "beta")]
         assert isinstance(second[0], Pending)
         assert isinstance(second[1], Busy)
         answers = await d.dispatch.gather(second, progressive=True)
@@ -193,11 +193,17 @@ async def test_a_seat_still_answering_is_busy_and_sits_a_phase_out_that_closes_f
         await d.dispatch.wait_for_stragglers()
     assert stems(answers) == ["alpha-r2"]
     skipped = d.state.contribution("beta-r2")
-    assert (skipped.status, skipped.reason) == ("skipped", "busy")
-    assert skipped.detail == "still answering its REVIEW when REVIEW closed"
+    assert (skipped.status, skipped.reason, skipped.phase) == ("skipped", "busy", "CHALLENGE")
+    assert skipped.detail == "still answering its REVIEW when CHALLENGE closed"
     assert len(d.played["beta"].asks) == 1  # one ACTION in flight per seat, never two
-    assert "REVIEW beta skipped: busy (still answering its REVIEW when REVIEW closed)" in (
-        d.lines()
+    lines = d.lines()
+    assert "CHALLENGE beta busy: still answering its REVIEW; asked once free" in lines
+    assert "CHALLENGE beta skipped: busy (still answering its REVIEW when CHALLENGE closed)" in (
+        lines
+    )
+    assert (
+        "beta is still answering its REVIEW: asked for CHALLENGE once free, if the phase is "
+        "still collecting" in d.notes()
     )
     assert d.state.contribution("beta-r1").status == "late"
 
