@@ -369,3 +369,25 @@ async def test_before_the_end_a_dead_worker_is_given_up_on_and_a_slower_straggle
     lost = d.state.contribution("beta-r1")
     assert (lost.status, lost.detail) == ("error", "no answer from its worker")
     assert d.state.contribution("gamma-r2").status == "late"
+
+
+async def test_a_phase_whose_only_other_answer_is_reused_closes_without_its_busy_seat(
+    tmp_path: Path,
+):
+    desk = Desk(tmp_path, ("alpha", "beta"), soft_s=SOFT)
+    beta_may_answer = anyio.Event()
+    desk.scripts["beta"] = Script(after=beta_may_answer)
+    async with desk.open() as d:
+        await d.dispatch.gather([await d.ask("alpha"), await d.ask("beta")], progressive=True)
+        stored = d.state.contribution("alpha-r1")
+        stored.stem, stored.round = "alpha-r2", 2  # alpha's next answer is on disk already
+        d.journal.store(stored)
+        second = [await d.ask(name, round_no=2) for name in ("alpha", "beta")]
+        assert isinstance(second[1], Busy)
+        answers = await d.dispatch.gather(second, progressive=True)
+        beta_may_answer.set()
+        await d.dispatch.wait_for_stragglers()
+    assert stems(answers) == ["alpha-r2"]
+    assert d.state.contribution("beta-r2").status == "skipped"
+    assert len(d.played["beta"].asks) == 1
+    assert len(d.played["alpha"].asks) == 1
