@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
 from council.context.model import FileExcerpt
+from council.errors import UsageError
 from council.prompts import render
 from panel.desk import Desk
 
@@ -100,3 +102,30 @@ async def test_each_ready_seat_gets_one_shutdown_and_a_seat_still_starting_none(
         ("alpha", "SHUTDOWN:alpha"),
         ("beta", "SHUTDOWN:beta"),
     ]
+
+
+async def test_a_run_stopped_beside_the_seats_says_why_in_the_transcript(tmp_path: Path):
+    desk = Desk(tmp_path, ())
+
+    async def lead_cli_missing() -> None:
+        raise UsageError("the lead's CLI `nosuch` is not installed")
+
+    desk.roster.beside_ready = lead_cli_missing
+    with pytest.raises(BaseExceptionGroup) as raised:
+        async with desk.roster.sitting(absorb=lambda message: None):
+            await anyio.sleep_forever()
+    assert raised.group_contains(UsageError, depth=None)
+    desk.rooms.remove()
+    assert (
+        "stopped (the lead's CLI `nosuch` is not installed): seats stopped, their CLIs' trees "
+        "killed" in desk.notes()
+    )
+
+
+async def test_a_run_interrupted_says_so_in_the_transcript(tmp_path: Path):
+    desk = Desk(tmp_path, ())
+    with anyio.move_on_after(0):  # as Ctrl-C cancels the lead
+        async with desk.roster.sitting(absorb=lambda message: None):
+            await anyio.sleep_forever()
+    desk.rooms.remove()
+    assert "interrupted: seats stopped, their CLIs' trees killed" in desk.notes()
