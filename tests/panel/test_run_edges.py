@@ -19,6 +19,7 @@ from council.panel.calls import Tuning, billing_of
 from council.panel.run import resolve_path, resume, start
 from council.panel.seat import SeatPlan
 from council.panel.seats import soft_timeout_of
+from council.runner import RetryPolicy
 from council.runs.record import Record
 from panel.echo import ECHO, SEAT, EchoFlags, EchoLead, run_echo
 from panel.test_run_life import calls, quiet
@@ -102,7 +103,8 @@ def test_a_failed_run_resumed_asks_its_failed_call_again_and_ends_without_its_er
     count.touch()
     env = {"COUNCIL_SIM_COUNT_FILE": str(count)}
     broken = parse_config({"clis": {"sim": {"env": {**env, "COUNCIL_SIM_EXIT": "3"}}}})
-    first = start(ECHO, EchoFlags(files=("app.py",)), broken, quiet(), cwd=project)
+    no_wait = Tuning(policy=RetryPolicy(other_delay_s=0.0))  # the failed call's retry: at once
+    first = start(ECHO, EchoFlags(files=("app.py",)), broken, quiet(), cwd=project, tuning=no_wait)
     assert first.exit_code != ExitCode.OK
     record = first.record.path
     failed = json.loads((record / "state.json").read_text())
