@@ -169,6 +169,16 @@ class Desk:
                 inbox.close()
             self.rooms.remove()
 
+    def set_after(self, delay_s: float, event: anyio.Event) -> None:
+        """Set `event` `delay_s` from now (a played seat's answer that comes that late)."""
+
+        async def later() -> None:
+            await anyio.sleep(delay_s)
+            event.set()
+
+        assert self._tg is not None
+        self._tg.start_soon(later)
+
     def report(self, name: str) -> ReadyReport:
         return ReadyReport(
             ok=True,

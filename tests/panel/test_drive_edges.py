@@ -12,23 +12,18 @@ from pathlib import Path
 import anyio
 import pytest
 
-from council import protocols
 from council.config import parse_config
 from council.errors import ExitCode, NoUsableCliError
 from council.panel.run import start
 from council.runs.store import records
 from panel.echo import ECHO, EchoFlags, EchoLead
+from panel.test_run_edges import echo_project
 from panel.test_run_life import quiet
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setitem(protocols.PROTOCOLS, ECHO.kind, ECHO)
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "app.py").write_text("def load(text):\n    return eval(text)\n")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    return root
+    return echo_project(tmp_path, monkeypatch)[0]
 
 
 def run_with(project: Path, monkeypatch: pytest.MonkeyPatch, conduct):

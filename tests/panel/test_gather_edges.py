@@ -80,11 +80,7 @@ async def test_a_progressive_wait_with_two_seats_missing_waits_past_their_soft_t
     async with desk.open() as d:
         asked = [await d.ask(name) for name in ("alpha", "beta", "gamma")]
 
-        async def gamma_answers_late() -> None:
-            await anyio.sleep(PAST_SOFT)
-            gamma_may_answer.set()
-
-        d._tg.start_soon(gamma_answers_late)
+        d.set_after(PAST_SOFT, gamma_may_answer)
         answers = await d.dispatch.gather(asked, progressive=True)
     # Both missing seats ran past their soft timeout: the phase still waited for one of them.
     assert stems(answers) == ["alpha-r1", "gamma-r1"]
@@ -101,11 +97,7 @@ async def test_without_a_progressive_wait_every_seat_is_waited_for(tmp_path: Pat
     async with desk.open() as d:
         asked = [await d.ask(name) for name in ("alpha", "beta")]
 
-        async def beta_answers_late() -> None:
-            await anyio.sleep(PAST_SOFT)
-            beta_may_answer.set()
-
-        d._tg.start_soon(beta_answers_late)
+        d.set_after(PAST_SOFT, beta_may_answer)
         answers = await d.dispatch.gather(asked, progressive=False)
     assert stems(answers) == ["alpha-r1", "beta-r1"]
     assert [a.status for a in answers] == ["ok", "ok"]
@@ -271,11 +263,7 @@ async def test_the_lead_moves_on_at_the_soft_timeout_not_at_the_hard_limit(tmp_p
     async with desk.open() as d:
         asked = [await d.ask(name) for name in ("alpha", "beta")]
 
-        async def beta_answers_after_its_soft_timeout() -> None:
-            await anyio.sleep(PAST_SOFT)  # long past 0.05 s, long before the 5 s hard limit
-            beta_may_answer.set()
-
-        d._tg.start_soon(beta_answers_after_its_soft_timeout)
+        d.set_after(PAST_SOFT, beta_may_answer)  # long past 0.05 s, long before the 5 s hard limit
         answers = await d.dispatch.gather(asked, progressive=True)
         assert stems(answers) == ["alpha-r1"]
         await d.dispatch.wait_for_stragglers()
@@ -360,11 +348,7 @@ async def test_before_the_end_a_dead_worker_is_given_up_on_and_a_slower_straggle
         await d.dispatch.gather(second, progressive=True)
         assert sorted(d.dispatch.stragglers) == ["beta-r1", "gamma-r2"]
 
-        async def gamma_answers_after_beta_is_given_up() -> None:
-            await anyio.sleep(1.0)  # past beta's 0.6 s, far inside gamma's 3.1 s
-            gamma_may_answer.set()
-
-        d._tg.start_soon(gamma_answers_after_beta_is_given_up)
+        d.set_after(1.0, gamma_may_answer)  # past beta's 0.6 s, far inside gamma's 3.1 s
         await d.dispatch.wait_for_stragglers()
     lost = d.state.contribution("beta-r1")
     assert (lost.status, lost.detail) == ("error", "no answer from its worker")

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from council import protocols
 from council.config import parse_config
 from council.panel.contribution import Contribution, run_usage, total_usage
 from council.panel.protocol import rendered
 from council.panel.run import start
 from council.panel.state import RunState
 from panel.echo import ECHO, SEAT, EchoFlags, EchoState
+from panel.test_run_edges import echo_project
 from panel.test_run_life import calls, quiet
 
 STEM = f"{SEAT}-r1"
@@ -47,13 +47,7 @@ def copied_answer() -> Contribution:
 def test_a_run_started_with_a_copied_call_reuses_it_from_its_own_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setitem(protocols.PROTOCOLS, ECHO.kind, ECHO)
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "app.py").write_text("def load(text):\n    return eval(text)\n")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    count = tmp_path / "sim-calls.txt"
-    count.touch()
+    project, count = echo_project(tmp_path, monkeypatch)
 
     def new_state(shared, plan, context) -> EchoState:
         state = EchoState(**shared, question="echo")

@@ -91,9 +91,9 @@ def test_the_scratchpad_is_under_the_project_unless_absolute_or_under_home(
     assert resolve_path(cwd, given) == want
 
 
-def test_a_failed_run_resumed_asks_its_failed_call_again_and_ends_without_its_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+def echo_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """`echo` registered, a user's project (no user's council.yaml) and the simulator's call
+    log (COUNCIL_SIM_COUNT_FILE)."""
     monkeypatch.setitem(protocols.PROTOCOLS, ECHO.kind, ECHO)
     project = tmp_path / "project"
     project.mkdir()
@@ -101,6 +101,13 @@ def test_a_failed_run_resumed_asks_its_failed_call_again_and_ends_without_its_er
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     count = tmp_path / "sim-calls.txt"
     count.touch()
+    return project, count
+
+
+def test_a_failed_run_resumed_asks_its_failed_call_again_and_ends_without_its_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    project, count = echo_project(tmp_path, monkeypatch)
     env = {"COUNCIL_SIM_COUNT_FILE": str(count)}
     broken = parse_config({"clis": {"sim": {"env": {**env, "COUNCIL_SIM_EXIT": "3"}}}})
     no_wait = Tuning(policy=RetryPolicy(other_delay_s=0.0))  # the failed call's retry: at once
