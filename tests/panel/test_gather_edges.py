@@ -124,12 +124,20 @@ async def test_a_seat_dropped_at_ready_is_never_asked_and_the_phase_does_not_wai
     assert "ready 1/2" in d.notes()
 
 
-async def test_a_straggler_answering_in_time_for_the_next_phase_is_late_and_unseen_once(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("status", "stored", "shown", "line"),
+    [
+        ("ok", "late", "Postgres, late but sure", "REVIEW beta late 4 words 0.0s"),
+        # A late failure keeps its failure, so a resumed run asks again.
+        ("timeout", "timeout", "(no answer: timeout)", "REVIEW beta timeout exit 1: sim crashed"),
+    ],
+)
+async def test_a_stragglers_late_answer_is_late_and_unseen_once_a_late_failure_stays_failed(
+    tmp_path: Path, status: str, stored: str, shown: str, line: str
 ):
     desk = Desk(tmp_path, ("alpha", "beta"), soft_s=SOFT)
     beta_may_answer = anyio.Event()
-    desk.scripts["beta"] = Script(after=beta_may_answer, text="Postgres, late but sure")
+    desk.scripts["beta"] = Script(after=beta_may_answer, text=shown, status=status)
     async with desk.open() as d:
         asked = [await d.ask(name) for name in ("alpha", "beta")]
         first = await d.dispatch.gather(asked, progressive=True)
@@ -138,30 +146,12 @@ async def test_a_straggler_answering_in_time_for_the_next_phase_is_late_and_unse
         await d.dispatch.wait_for_stragglers()
         unseen = d.dispatch.take_unseen_late()
         assert d.dispatch.take_unseen_late() == []  # taken once
-    assert [(c.stem, c.status, c.text) for c in unseen] == [
-        ("beta-r1", "late", "Postgres, late but sure")
-    ]
-    assert d.state.contribution("beta-r1").status == "late"
+    assert [(c.stem, c.status) for c in unseen] == [("beta-r1", stored)]
+    late = d.state.contribution("beta-r1")
+    assert (late.status, late.answered, late.shown) == (stored, status == "ok", shown)
     assert d.dispatch.stragglers == {}
-    assert "REVIEW beta late 4 words 0.0s" in d.lines()
+    assert line in d.lines()
     assert "beta-r1" not in d.dispatch.arrived  # no later gather takes it for its own
-
-
-async def test_a_straggler_whose_late_call_failed_keeps_its_failure_so_resume_asks_again(
-    tmp_path: Path,
-):
-    desk = Desk(tmp_path, ("alpha", "beta"), soft_s=SOFT)
-    beta_may_answer = anyio.Event()
-    desk.scripts["beta"] = Script(after=beta_may_answer, status="timeout")
-    async with desk.open() as d:
-        asked = [await d.ask(name) for name in ("alpha", "beta")]
-        await d.dispatch.gather(asked, progressive=True)
-        beta_may_answer.set()
-        await d.dispatch.wait_for_stragglers()
-    stored = d.state.contribution("beta-r1")
-    assert (stored.status, stored.answered) == ("timeout", False)
-    assert stored.shown == "(no answer: timeout)"
-    assert "REVIEW beta timeout exit 1: sim crashed" in d.lines()
 
 
 async def test_a_seat_still_answering_is_busy_and_sits_a_phase_out_that_closes_first(
