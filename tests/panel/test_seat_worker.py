@@ -5,11 +5,12 @@ the call it names and no other: an order still queued never runs its CLI, a call
 for another stem goes on and is answered; SHUTDOWN is acknowledged.
 
 One seat on the simulator, in this process; the simulator logs each call as it starts
-(COUNCIL_SIM_COUNT_FILE), which is what the test waits on.
+(COUNCIL_SIM_COUNT_FILE); its CHALLENGE is held until the test lets it go.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import anyio
@@ -60,13 +61,13 @@ def cancel(seat: str, stem: str) -> Message:
     return Message(Kind.DM, LEAD, seat, f"CANCEL:{stem}")
 
 
-async def logged(count: Path, lines: int) -> None:
-    """Until the simulator's call log holds `lines` calls (a bound on a hang, never a clock)."""
+async def written(path: Path) -> None:
+    """Until something is written into `path` (a bound on a hang, never a clock)."""
     for _ in range(3000):
-        if len((await anyio.Path(count).read_text()).splitlines()) >= lines:
+        if (await anyio.Path(path).stat()).st_size:
             return
         await anyio.sleep(0.02)
-    raise AssertionError(f"the simulator never logged {lines} call(s)")
+    raise AssertionError(f"nothing was written into {path}")
 
 
 async def test_ready_names_the_seats_model_effort_and_timeout_and_shutdown_is_acknowledged(
@@ -128,29 +129,51 @@ async def test_a_cli_that_cannot_run_is_ready_not_ok_with_the_reason_and_serves_
     assert ready.payload.version is None
 
 
+# The simulator, its CHALLENGE answer held (a HELD line in the call log says so) until the
+# file RELEASE exists (a bound on a hang).
+HELD = """\
+import os, subprocess, sys, time
+
+argv = sys.argv[1:]
+prompt = b"" if "--version" in argv else sys.stdin.buffer.read()
+if b"ACTION: CHALLENGE" in prompt:
+    with open(os.environ["COUNCIL_SIM_COUNT_FILE"], "a") as log:  # confined: append only
+        log.write("HELD\\t-\\n")
+    give_up = time.monotonic() + 60
+    while not os.path.exists(os.environ["RELEASE"]) and time.monotonic() < give_up:
+        time.sleep(0.02)
+sim = [sys.executable, "-m", "council.sim", *argv]
+sys.exit(subprocess.run(sim, input=prompt).returncode)
+"""
+
+
 async def test_a_cancel_ends_only_the_call_it_names_and_a_queued_order_never_runs(
     tmp_path: Path,
 ):
     count = tmp_path / "sim-calls.txt"
     count.touch()
-    # The CHALLENGE call takes a while, so the orders after it wait in the seat's queue.
-    env = {
-        "COUNCIL_SIM_COUNT_FILE": str(count),
-        "COUNCIL_SIM_PHASES": "CHALLENGE",
-        "COUNCIL_SIM_DELAY": "1.5",
+    release = tmp_path / "release"
+    # The CHALLENGE call holds until the test releases it, so the orders after it wait in
+    # the seat's queue however slow the machine.
+    (tmp_path / "held.py").write_text(HELD)
+    settings = {
+        "command": [sys.executable, "-I", str(tmp_path / "held.py")],
+        "env": {"COUNCIL_SIM_COUNT_FILE": str(count), "RELEASE": str(release)},
     }
     plan = SeatPlan(name="critic", role="critic", cli="sim-x")
-    seat, bus = worker(tmp_path, plan, {"env": env})
+    seat, bus = worker(tmp_path, plan, settings)
     inbox = bus.subscribe(LEAD)
     answers: list[str] = []
     async with anyio.create_task_group() as tg:
         tg.start_soon(seat.run)
-        assert (await inbox.receive()).kind is Kind.READY
+        ready = await inbox.receive()
+        assert ready.kind is Kind.READY and ready.payload.ok, ready.payload.problem
         await bus.send(order("critic", "CHALLENGE", "critic-r1"))
         await bus.send(order("critic", "REVIEW", "critic-r2"))  # queued behind critic-r1
-        await logged(count, 1)  # critic-r1's CLI is running
+        await written(count)  # critic-r1's CLI is running, held
         await bus.send(cancel("critic", "critic-r2"))  # ends the queued one, not critic-r1
         await bus.send(order("critic", "REVIEW", "critic-r3"))
+        await anyio.Path(release).touch()  # the CANCEL is in the seat's inbox before this
         while "critic-r3" not in answers:
             message = await inbox.receive()
             if message.kind is Kind.BROADCAST:
@@ -162,6 +185,7 @@ async def test_a_cancel_ends_only_the_call_it_names_and_a_queued_order_never_run
     inbox.close()
     assert answers == ["critic-r1", "critic-r3"]
     assert [line.split("\t")[0] for line in count.read_text().splitlines()] == [
+        "HELD",
         "CHALLENGE",
         "REVIEW",
     ]
