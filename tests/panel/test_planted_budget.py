@@ -63,6 +63,9 @@ def test_a_seat_that_sat_a_phase_out_on_a_priced_cli_is_not_listed_unpriced(
         rounds=3,
         no_blind=True,
         max_cost=100.0,
+        # Spawned per call: the gated script speaks no warm worker's protocol, and a warm
+        # start would wait out its handshake (30 s) before the seat fell back to spawning.
+        cold=True,
     )
     assert run.exit_code == 0, run.error
     assert contribution(run, "critic", "REBUTTAL")["status"] == "skipped"
