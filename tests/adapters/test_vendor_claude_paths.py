@@ -1,4 +1,4 @@
-"""claude's second paths (docs/spec/clis.md "claude", "Failure signatures", "Token usage"):
+"""claude's second paths (docs/spec/clis.md "Per CLI", "Failure signatures", "Token usage"):
 a result object that says `is_error` by its `api_error_status` whatever its exit code, the
 warm worker's argv, where its login is looked for, and the running figures of a warm turn."""
 

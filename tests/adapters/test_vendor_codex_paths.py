@@ -1,4 +1,4 @@
-"""codex's second paths (docs/spec/clis.md "codex", "Failure signatures", "Token usage"):
+"""codex's second paths (docs/spec/clis.md "Per CLI", "Failure signatures", "Token usage"):
 a failed `codex exec --json` read from its error events and never from the prompt it echoes,
 several turns or messages in one stream, the warm worker's argv and each thread's settings,
 and a failed app-server turn read by its structured error."""

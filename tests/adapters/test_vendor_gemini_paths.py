@@ -1,4 +1,4 @@
-"""gemini's second paths (docs/spec/clis.md "gemini", its credentials, "Failure signatures",
+"""gemini's second paths (docs/spec/clis.md "Per CLI", its credentials, "Failure signatures",
 "Token usage"): each of its own exit codes, the auth type's order and where its variables
 may come from, lean mode's files, and a warm (ACP) turn's error codes and figures."""
 

@@ -1,4 +1,4 @@
-"""kimi's second paths (docs/spec/clis.md "kimi", its credentials; the module's docstring):
+"""kimi's second paths (docs/spec/clis.md "Per CLI", its credentials; the module's docstring):
 `kimi --version` told apart version by version, each program's argv, kimi-code's stream with
 several messages, and when a seat runs warm."""
 

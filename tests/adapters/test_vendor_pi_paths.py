@@ -1,4 +1,4 @@
-"""pi's second paths (docs/spec/clis.md "pi", "Failure signatures", "Token usage"): a turn
+"""pi's second paths (docs/spec/clis.md "Per CLI", "Failure signatures", "Token usage"): a turn
 that ended in error or aborted with exit 0, several assistant messages in one stream, its
 login, the warm worker's argv and its RPC session per call."""
 

@@ -1,4 +1,4 @@
-"""qwen's second paths (docs/spec/clis.md "qwen", "Failure signatures", "Token usage"): an
+"""qwen's second paths (docs/spec/clis.md "Per CLI", "Failure signatures", "Token usage"): an
 API failure printed as a successful result with exit 0, several values in its output, the
 warm worker's argv and room, and a warm turn's figures summed over its updates."""
 

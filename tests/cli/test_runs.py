@@ -15,6 +15,9 @@ from council.runs.lock import RecordLock, holder
 from project import QUESTION, Project, wait_for
 
 SLOW = "1.0"  # seconds per simulated call: long enough to catch a run while it runs
+# A run held in its CHALLENGE phase until it is cancelled or killed: a test that looks at a
+# run "while it runs" after several commands cannot find it finished on a busy machine.
+HELD = {"COUNCIL_SIM_HANG": "1", "COUNCIL_SIM_PHASES": "CHALLENGE"}
 
 
 @pytest.fixture
@@ -130,7 +133,7 @@ def test_an_ambiguous_or_unknown_id_is_a_usage_error(project):
 
 
 def test_cancel_stops_a_detached_run_and_resume_completes_it(project):
-    run_id = detach(project, "--rounds", "3", COUNCIL_SIM_DELAY=SLOW)
+    run_id = detach(project, "--rounds", "3", **HELD)
     record = project.root / ".scratchpad" / run_id
     wait_for(lambda: '"advocate-r1"' in (record / "state.json").read_text())
     cancelled = project.run("cancel", run_id)
@@ -147,7 +150,7 @@ def test_cancel_stops_a_detached_run_and_resume_completes_it(project):
 
 
 def test_resume_is_refused_while_the_run_lives_and_allowed_once_its_process_died(project):
-    run_id = detach(project, "--rounds", "3", COUNCIL_SIM_DELAY=SLOW)
+    run_id = detach(project, "--rounds", "3", **HELD)
     record = project.root / ".scratchpad" / run_id
     wait_for(lambda: '"advocate-r1"' in (record / "state.json").read_text())
     running = holder(record)
@@ -167,7 +170,7 @@ def test_resume_is_refused_while_the_run_lives_and_allowed_once_its_process_died
 
 
 def test_deleting_the_lock_file_of_a_running_run_lets_no_second_council_in(project):
-    run_id = detach(project, "--rounds", "3", COUNCIL_SIM_DELAY=SLOW)
+    run_id = detach(project, "--rounds", "3", **HELD)
     record = project.root / ".scratchpad" / run_id
     wait_for(lambda: '"advocate-r1"' in (record / "state.json").read_text())
     running = holder(record)
@@ -177,8 +180,16 @@ def test_deleting_the_lock_file_of_a_running_run_lets_no_second_council_in(proje
     assert refused.returncode == 2, refused.stderr
     assert f"{run_id} is still running" in refused.stderr
     assert json.loads(project.run("status", run_id, "--json").stdout)["status"] == "running"
-    project.run("cancel", run_id)
-    finish(project, run_id)
+    # Nothing names the process any more, so `cancel` refuses rather than guess a pid...
+    cancel = project.run("cancel", run_id)
+    assert cancel.returncode == 2
+    assert cancel.stderr == (
+        f"council: {run_id} is running, but its lock file is gone, so council cannot tell which "
+        f"process to stop (state.json names process {running.pid}); stop it with kill -INT "
+        "<pid> after checking it with ps\n"
+    )
+    os.kill(running.pid, signal.SIGINT)  # ...and the user's own Ctrl-C still stops it
+    assert project.run("wait", run_id, timeout=120).returncode == 130
 
 
 def test_show_of_a_run_whose_process_died_says_interrupted_not_running(project):

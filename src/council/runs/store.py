@@ -393,6 +393,14 @@ def cancel_run(record: Record, wait_s: float) -> int | None:
     stopping. A run that is not running is a `UsageError`."""
     summary = summarize(record)
     running = holder(record.path)
+    if summary.running and summary.held and running is None:
+        # Someone holds the record but its lock file, which names the process, is gone: a
+        # pid read elsewhere may since belong to another program, so council sends nothing.
+        named = f" (state.json names process {summary.pid})" if summary.pid else ""
+        raise UsageError(
+            f"{record.id} is running, but its lock file is gone, so council cannot tell which "
+            f"process to stop{named}; stop it with kill -INT <pid> after checking it with ps"
+        )
     if not summary.running or running is None or not running.alive():
         raise UsageError(f"{record.id} is not running ({summary.status}); nothing to cancel")
     os.kill(running.pid, signal.SIGINT)
