@@ -97,7 +97,7 @@ class ScriptedDispatch:
                   stem: str | None = None, whole: bool = False, once_free: Any = None,
                   **values: Any) -> Contribution:  # fmt: skip
         stem = stem or f"{seat.name}-r{round_no}"
-        self.asked.append((seat.name, phase, values))
+        self.asked.append((seat.name, phase, {**values, "limit": limit}))
         record = self.harness.ready.record
         prompt = f"{stem}-prompt.md"
         record.write_text(prompt, f"IMPORTANT: header\n\nACTION: {phase}\nthe task of {stem}\n")

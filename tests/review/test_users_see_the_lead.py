@@ -38,7 +38,8 @@ def raises(by_seat: dict[str, list[dict]], check: str = "confirm"):
     def script(seat: str, phase: str, values: dict[str, Any]) -> str:
         if phase.startswith("REVIEW"):
             return findings(*by_seat.get(seat, []))
-        return verdicts(**{f["id"]: check for f in values["findings"]})
+        listed = values.get("findings") or [{"id": "F1"}]  # a repair lists none again
+        return verdicts(**{f["id"]: check for f in listed})
 
     return script
 
@@ -119,6 +120,21 @@ def test_the_shuffled_orders_follow_the_seed_and_the_checkers_label(root):
     )
 
 
+def test_each_checkers_order_is_the_runs_seed_and_its_label_shuffled_as_the_spec_says(root):
+    """protocol.md section 9: `random.Random` seeded by the run's seed and the reviewer's
+    label, so a record's seed gives every list again."""
+    import random
+
+    many = [{**SHELL, "line": n, "title": f"Problem number {n} here"} for n in range(1, 6)]
+    with review_by_hand(root, "sim", "sim", "sim", seed=11) as review:
+        for seat in review.state.labels:
+            review.answer(seat, "REVIEW", findings(*many))
+        for checker, label in review.state.labels.items():
+            keys = [f"{s}#{n}" for s in review.state.labels if s != checker for n in range(1, 6)]
+            random.Random(f"11:{label}").shuffle(keys)
+            assert review.lead._shuffled_for(checker) == keys
+
+
 def test_seed_zero_is_the_seed_and_no_seed_is_the_codes(root):
     with review_by_hand(root, "sim", "sim", seed=0) as review:
         assert review.state.seed == 0
@@ -151,6 +167,28 @@ def test_an_unreadable_review_is_repaired_once_quoting_the_answer_and_the_task(r
     assert second["calls"] == 3  # its review, the repair, its cross-check
     assert run.exit_code == 6  # the repaired review's critical finding, confirmed
     assert "REVIEW reviewer-sim-2: unreadable JSON" in review.progress.getvalue()
+    # The record lists the calls in run order: the reviews, the repair, the cross-checks.
+    assert [(c["reviewer"], c["phase"]) for c in result["calls"]] == [
+        ("reviewer-sim", "REVIEW"), ("reviewer-sim-2", "REVIEW"),
+        ("reviewer-sim-2", "REVIEW_REPAIR"), ("reviewer-sim", "CROSS_CHECK"),
+        ("reviewer-sim-2", "CROSS_CHECK"),
+    ]  # fmt: skip
+
+
+def test_each_ask_states_its_word_limit_and_a_repair_its_phases(root):
+    def script(seat: str, phase: str, values: dict[str, Any]) -> str:
+        if phase in ("REVIEW", "CROSS_CHECK") and seat == "reviewer-sim":
+            return "not JSON"
+        return raises({"reviewer-sim": [SHELL], "reviewer-sim-2": [SQL]})(seat, phase, values)
+
+    with review_by_hand(root, "sim", "sim") as review:
+        dispatch = run_scripted(review, script)
+    limits = {(s, p): v["limit"] for s, p, v in dispatch.asked}
+    assert limits == {
+        ("reviewer-sim", "REVIEW"): 1500, ("reviewer-sim-2", "REVIEW"): 1500,
+        ("reviewer-sim", "REVIEW_REPAIR"): 1500, ("reviewer-sim", "CROSS_CHECK"): 800,
+        ("reviewer-sim-2", "CROSS_CHECK"): 800, ("reviewer-sim", "CROSS_CHECK_REPAIR"): 800,
+    }  # fmt: skip
 
 
 def test_a_review_unreadable_twice_is_failed_and_the_review_degraded(root):
