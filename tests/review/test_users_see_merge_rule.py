@@ -72,6 +72,12 @@ def test_a_path_is_compared_as_a_diff_or_a_user_would_name_it(given, normal):
             id="stop words left out",
         ),
         pytest.param(found("Bare except swallows every error"), found(TITLE), False, id="other"),
+        pytest.param(
+            found("SQL injection"), found("SQL injection through the name given to find"),
+            True, id="all of the shorter title's words",
+        ),
+        pytest.param(found("API keys in logs"), found("API key in log"), True, id="-s of 3 letters"),
+        pytest.param(found("API key leaked"), found("API key shown"), True, id="3-letter words"),
         pytest.param(found("A b"), found("a B"), True, id="no words: same title"),
         pytest.param(found("A b"), found("a c"), False, id="no words: other title"),
     ],
@@ -163,6 +169,18 @@ def test_dispute_reasons_are_joined_once_each_and_a_silent_reviewer_is_neither()
     assert sql.confirmed_by == [] and (sql.support, sql.reviewers) == (1, 3)
     assert bare.disputed_by == [{"reviewer": "reviewer-b", "reason": "handled above"}]
     assert bare.confirmed_by == ["reviewer-c"]
+
+
+def test_a_dispute_of_two_findings_of_a_group_gives_each_reason_once():
+    reviews = {"reviewer-a": [found()], "reviewer-b": [found("SQL query formatted", 11)]}
+    a, b = finding_key("reviewer-a", 1), finding_key("reviewer-b", 1)
+    for said, reason in (
+        ({a: Verdict("dispute", ""), b: Verdict("dispute", "escaped")}, "escaped"),
+        ({a: Verdict("dispute", "escaped"), b: Verdict("dispute", "unreachable")},
+         "escaped; unreachable"),
+    ):  # fmt: skip
+        (merged,) = merge(reviews, {"reviewer-c": said}, ORDER[:3], ORDER)
+        assert merged.disputed_by == [{"reviewer": "reviewer-c", "reason": reason}]
 
 
 @pytest.mark.parametrize(

@@ -235,6 +235,9 @@ def test_each_format_prints_its_own_form(form):
 def test_review_md_from_its_title_to_its_reviewers_table():
     whole = result(
         finding("F1", severity="critical", blocking=True, end_line=7),
+        finding("F5", severity="high", title="Eval of input", line=9, kind="correctness",
+                raised_by=["reviewer-claude"], confirmed_by=[], support=1, majority=False,
+                confidence=None, detail="", suggestion=""),
         finding("F2", severity="low", title="Unfinished TODO", kind="maintainability",
                 file="", line=None, confidence=None, confirmed_by=[], support=1,
                 majority=False, detail="", suggestion="",
@@ -254,7 +257,7 @@ def test_review_md_from_its_title_to_its_reviewers_table():
         "Reviewers: reviewer-codex (codex: served model not reported), reviewer-claude "
         "(claude: served model not reported), reviewer-gemini (gemini: served model not "
         "reported)\n"
-        "Status: completed · 3 of 3 reviewers answered · 2 findings (1 critical, 1 low) · "
+        "Status: completed · 3 of 3 reviewers answered · 3 findings (1 critical, 1 high, 1 low) · "
         "gate high (majority): FAILED (F1) · 1m05s\n"
         "> warning: reviewer-gemini's cross-check failed (timeout)\n"
         "\n## Critical (1)\n"
@@ -263,6 +266,10 @@ def test_review_md_from_its_title_to_its_reviewers_table():
         "\n- Raised by: reviewer-codex\n- Confirmed by: reviewer-claude\n"
         "- Disputed by: nobody\n"
         "\nA shell parses it.\n\nSuggestion: Pass a list.\n"
+        "\n## High (1)\n"
+        "\n### F5 Eval of input\n"
+        "`service.py:9` · correctness · support 1 of 3 (no majority)\n"
+        "\n- Raised by: reviewer-claude\n- Confirmed by: nobody\n- Disputed by: nobody\n"
         "\n## Low (1)\n"
         "\n### F2 Unfinished TODO\n"
         "`(no file)` · maintainability · support 1 of 3 (no majority)\n"
@@ -301,7 +308,8 @@ def test_the_status_line(fields, status_line):
 
 
 @pytest.mark.parametrize(
-    ("status", "shown"), [("completed", "No findings."), ("running", "(still running)")]
+    ("status", "shown"),
+    [("completed", "No findings."), ("degraded", "No findings."), ("running", "(still running)")],
 )
 def test_a_review_without_findings_says_so(status, shown):
     text = render_markdown(result(status=status))
