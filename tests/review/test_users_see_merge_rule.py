@@ -76,7 +76,7 @@ def test_a_path_is_compared_as_a_diff_or_a_user_would_name_it(given, normal):
             found("SQL injection"), found("SQL injection through the name given to find"),
             True, id="all of the shorter title's words",
         ),
-        pytest.param(found("API keys in logs"), found("API key in log"), True, id="-s of 3 letters"),
+        pytest.param(found("API keys in logs"), found("API key in log"), True, id="-s, 3 left"),
         pytest.param(found("API key leaked"), found("API key shown"), True, id="3-letter words"),
         pytest.param(found("A b"), found("a B"), True, id="no words: same title"),
         pytest.param(found("A b"), found("a c"), False, id="no words: other title"),
