@@ -183,6 +183,9 @@ def test_the_sarif_invocation_and_run_properties_say_how_the_review_ended(
         ({"line": None, "end_line": 8, "severity": "low", "detail": "", "suggestion": ""},
          "::notice file=service.py,title=council low%3A Shell command built from a string::"
          "(support 2 of 3 reviewers, F1)"),
+        ({"title": "Query, then: a shell", "detail": "50% sure,\nreally"},
+         "::error file=service.py,line=5,title=council high%3A Query%2C then%3A a shell::50%25 "
+         "sure,%0Areally Pass a list. (support 2 of 3 reviewers, F1)"),
         ({"severity": "critical", "suggestion": "", "support": 1},
          "::error file=service.py,line=5,title=council critical%3A Shell command built from a "
          "string::A shell parses it. (support 1 of 3 reviewers, F1)"),
@@ -315,6 +318,21 @@ def test_a_review_without_findings_says_so(status, shown):
     text = render_markdown(result(status=status))
     assert text.splitlines()[3:5] == ["", shown]
     assert text.startswith("# REVIEW: service.py\n")  # not simulated: no mark
+
+
+@pytest.mark.parametrize(
+    ("fields", "line"),
+    [
+        ({"confidence": 0}, "`service.py:5` · security · support 2 of 3 (majority) · confidence 0"),
+        ({"confidence": None, "blocking": True},
+         "`service.py:5` · security · support 2 of 3 (majority) · BLOCKING"),
+        ({"line": None, "end_line": None, "majority": False, "confidence": None},
+         "`service.py` · security · support 2 of 3 (no majority)"),
+    ],
+)  # fmt: skip
+def test_a_findings_first_line_gives_its_place_support_and_confidence(fields, line):
+    text = render_markdown(result(finding(**fields)))
+    assert text.split("### F1 Shell command built from a string\n")[1].splitlines()[0] == line
 
 
 def test_an_error_is_shown_under_the_status_line():

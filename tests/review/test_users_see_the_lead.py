@@ -375,6 +375,16 @@ def test_a_review_read_after_a_failure_clears_it_and_a_later_failure_drops_it(ro
         assert review.state.failed["reviewer-sim"]["REVIEW"] == "error: no answer"
 
 
+def test_a_late_answer_is_read_as_an_answer_and_a_failed_one_is_not(root):
+    with review_by_hand(root, "sim", "sim") as review:
+        review.answer("reviewer-sim", "REVIEW", findings(SHELL, SQL), status="late")
+        review.answer("reviewer-sim-2", "REVIEW", findings(SHELL), status="timeout")
+        assert list(review.state.reviews) == ["reviewer-sim"]
+        assert review.state.failed == {"reviewer-sim-2": {"REVIEW": "timeout: no answer"}}
+        lines = review.progress.getvalue().splitlines()
+        assert any(line.endswith("REVIEW reviewer-sim: 2 findings read") for line in lines)
+
+
 def test_the_merged_line_reports_what_was_merged_and_the_gate(root):
     with review_by_hand(root, "sim", "sim", fail_on="medium", gate="any") as review:
         run_scripted(review, raises({"reviewer-sim": [SHELL, TODO], "reviewer-sim-2": [SHELL]}))
