@@ -105,6 +105,13 @@ def test_sim_seats_every_reviewer_on_the_simulator(tmp_path):
     ]
 
 
+def test_a_timeout_given_for_a_cli_holds_for_its_simulated_seat(tmp_path):
+    resolved = plan(tmp_path, sim=True, reviewers=("codex", "claude"), timeouts=("codex=90",))
+    assert [r.soft_timeout_s for r in resolved.reviewers] == [90, None]
+    both = plan(tmp_path, sim=True, reviewers=("codex", "claude"), timeouts=("codex=90", "sim=30"))
+    assert [r.soft_timeout_s for r in both.reviewers] == [30, 30]
+
+
 def test_the_twenty_seventh_reviewer_is_labelled_past_z(tmp_path):
     resolved = plan(tmp_path, reviewers=("claude",) * 28)
     labels = list(resolved.labels().values())
@@ -121,6 +128,7 @@ def test_the_twenty_seventh_reviewer_is_labelled_past_z(tmp_path):
         ({"fail_on": "blocker"}, "--fail-on must be one of low, medium, high, critical"),
         ({"gate": "most"}, "--gate must be one of majority, any, unanimous"),
         ({"format": "html"}, "--format must be one of md, json, sarif, github, gitlab"),
+        ({"reviewers": ("nosuch", "codex")}, "unknown CLI 'nosuch': use one of claude, codex"),
         ({"output": "."}, "is a directory; give a file name"),
         ({"output": "app.py"}, "is one of the reviewed files and would be overwritten"),
         ({"output": "./app.py"}, "is one of the reviewed files"),

@@ -43,6 +43,13 @@ def test_lines_at_and_past_the_files_end(line, end, shown, warned):
         assert warning is None
 
 
+def test_a_finding_about_no_one_file_is_in_scope_and_may_block():
+    placed, warning = place(finding("", None), REVIEWED, ROOT)
+    assert (placed["file"], placed["out_of_scope"], placed["blocking"], warning) == (
+        "", None, True, None,
+    )  # fmt: skip
+
+
 def test_a_line_of_an_empty_file_is_shown_at_line_1():
     placed, warning = place(finding("empty.py", 3), REVIEWED, ROOT)
     assert placed["line"] == 1 and "which has 0 lines: shown at line 1" in str(warning)

@@ -376,13 +376,27 @@ def test_a_review_read_after_a_failure_clears_it_and_a_later_failure_drops_it(ro
 
 
 def test_a_late_answer_is_read_as_an_answer_and_a_failed_one_is_not(root):
-    with review_by_hand(root, "sim", "sim") as review:
+    with review_by_hand(root, "sim", "sim", "sim") as review:
         review.answer("reviewer-sim", "REVIEW", findings(SHELL, SQL), status="late")
         review.answer("reviewer-sim-2", "REVIEW", findings(SHELL), status="timeout")
-        assert list(review.state.reviews) == ["reviewer-sim"]
+        review.answer("reviewer-sim-3", "REVIEW", findings(TODO))
+        assert list(review.state.reviews) == ["reviewer-sim", "reviewer-sim-3"]
         assert review.state.failed == {"reviewer-sim-2": {"REVIEW": "timeout: no answer"}}
         lines = review.progress.getvalue().splitlines()
         assert any(line.endswith("REVIEW reviewer-sim: 2 findings read") for line in lines)
+        assert any(line.endswith("REVIEW reviewer-sim-3: 1 finding read") for line in lines)
+
+
+def test_the_setup_line_names_the_reviewers_files_redactions_gate_and_seed(root):
+    with (root / "service.py").open("a") as service:
+        service.write('TOKEN = "ghp_' + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" + '"\n')
+    for flags, gate in (({"fail_on": "medium"}, "medium"), ({}, "never")):
+        with review_by_hand(root, "sim", "sim", seed=4, **flags) as review:
+            (line,) = [x for x in review.progress.getvalue().splitlines() if "setup (" in x]
+        assert line.endswith(
+            "setup (SIMULATED): reviewers=sim,sim files=1 (17 lines, 1 redaction) "
+            f"fail-on={gate} seed=4"
+        ), line
 
 
 def test_the_merged_line_reports_what_was_merged_and_the_gate(root):
