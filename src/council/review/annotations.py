@@ -46,7 +46,8 @@ def _reported(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def _message(finding: Mapping[str, Any]) -> str:
     parts = [finding.get("detail") or "", finding.get("suggestion") or ""]
     support = f"support {finding['support']} of {finding['reviewers']} reviewers"
-    return " ".join(p.strip() for p in parts if p.strip()) + f" ({support}, {finding['id']})"
+    # No detail and no suggestion: the support alone, with no space before it.
+    return " ".join([*(p.strip() for p in parts if p.strip()), f"({support}, {finding['id']})"])
 
 
 def _workflow_command(finding: Mapping[str, Any]) -> str:
