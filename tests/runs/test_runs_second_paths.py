@@ -27,7 +27,7 @@ from council.runs.lock import Holder, RecordLock, holder, is_held
 from council.runs.record import PROGRESS, Record
 from council.runs.store import find_run, new_progress_lines
 from project import QUESTION, Project, edit_state, wait_for
-from runs.test_store import council, make
+from runs.test_store import STARTED, council, make
 
 # A process that runs a record as council does: it takes the record's lock (naming itself in
 # the lock file) and says which signal it got; `stops` ends on it as council ends on Ctrl-C,
@@ -256,3 +256,19 @@ def test_progress_lines_in_another_encoding_are_printed_not_refused(pad):
     record = make(pad, "debate-20261128-090000-aaaa")
     record.file(PROGRESS).write_bytes(b"[00:00] caf\xe9 ready\n[00:01] two\n")
     assert new_progress_lines(record, 0) == ["[00:00] caf\ufffd ready", "[00:01] two"]
+
+
+def test_list_json_of_an_empty_scratchpad_is_an_empty_list_for_scripts(pad):
+    listed = council(pad, "list", "--json")
+    assert (listed.exit_code, listed.stdout, listed.stderr) == (0, "[]\n", "")
+
+
+def test_a_resumed_run_is_listed_by_when_it_first_started_with_all_its_time(pad):
+    # Resumed at 11:00 after 75.4 s of earlier work, then ended: `list` and `status` give its
+    # first start and the time of every process that ran it, not the resume's alone.
+    make(pad, "debate-20261128-090500-aaaa", run_started_at="2026-11-28T11:00:00+00:00")
+    (line,) = council(pad, "list").stdout.splitlines()
+    assert line.startswith("debate-20261128-090500-aaaa  2026-11-28 09:05  completed  ")
+    shown = json.loads(council(pad, "status", "last", "--json").stdout)
+    assert (shown["started_at"], shown["elapsed_s"]) == (STARTED, 75.4)
+    assert council(pad, "status", "last").stdout.endswith(" · 1m15s\n")
