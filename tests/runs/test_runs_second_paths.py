@@ -272,3 +272,19 @@ def test_a_resumed_run_is_listed_by_when_it_first_started_with_all_its_time(pad)
     shown = json.loads(council(pad, "status", "last", "--json").stdout)
     assert (shown["started_at"], shown["elapsed_s"]) == (STARTED, 75.4)
     assert council(pad, "status", "last").stdout.endswith(" · 1m15s\n")
+
+
+def test_wait_does_not_read_the_result_of_a_run_still_holding_its_record(pad):
+    # Its state turns final a moment before its process has written result.json and let go.
+    record = make(pad, "debate-20261128-090000-aaaa")
+    lock = RecordLock.acquire(record.path)
+    try:
+        waited = council(pad, "wait", "last", "--timeout", "0")
+    finally:
+        lock.release()
+    assert waited.exit_code == 75, waited.output
+    assert waited.stderr.splitlines() == [
+        f"still running: {record.id} completed · DECISION · seats 0 ok, 0 failed, 0 waiting"
+        " · 1m15s",
+        f"wait again: council wait {record.id} --since 0",
+    ]
