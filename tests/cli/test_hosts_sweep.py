@@ -114,3 +114,15 @@ def test_the_codex_review_skill_tells_the_same_steps_and_rules_as_the_review_com
     text = _after_the_start(codex)
     for rule in ("council wait <id> --timeout 100", "Exit 3", "Exit 75", "Exit 6", "saved:"):
         assert rule in text, rule
+
+
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_a_manifest_that_is_a_folder_is_refused_and_nothing_is_written(place, command):
+    manifest = place.root / ".council/installed.json"
+    manifest.mkdir(parents=True)
+    refused = place.skill(command, "--host", "claude")
+    assert refused.exit_code == 2
+    assert refused.output == (
+        f"council: {manifest}: cannot read council's manifest (Is a directory)\n"
+    )
+    assert not (place.root / ".claude").exists() and manifest.is_dir()
