@@ -165,36 +165,31 @@ def test_a_running_run_taken_over_in_the_future_shows_only_its_earlier_time(pad)
     assert as_json["elapsed_s"] == 600.0
 
 
-@pytest.fixture(scope="module")
-def died(tmp_path_factory: pytest.TempPathFactory) -> tuple[Project, str]:
-    """A debate whose process died in its DECISION: its state still says `running`."""
-    project = Project(tmp_path_factory.mktemp("died"))
+def test_wait_on_a_run_whose_process_died_exits_130_and_says_how_to_resume(tmp_path, monkeypatch):
+    # A debate whose process died in its DECISION: its state still says `running`.
+    project = Project(tmp_path)
     ran = project.run("debate", QUESTION, "--sim", "--json")
     assert ran.returncode == 0, ran.stderr
     run_id = json.loads(ran.stdout)["id"]
     edit_state(project.root / ".scratchpad" / run_id, status="running", exit_code=None)
     edit_state(project.root / ".scratchpad" / run_id, finished_at=None)
-    return project, run_id
-
-
-@pytest.mark.parametrize("form", ["md", "json"])
-def test_wait_on_a_run_whose_process_died_exits_130_and_says_how_to_resume(died, form, monkeypatch):
-    project, run_id = died
     monkeypatch.chdir(project.root)
-    argv = ["wait", run_id, "--since", "0", *(["--json"] if form == "json" else [])]
-    waited = CliRunner().invoke(cli, argv, env=project.env())
-    assert waited.exit_code == 130, waited.output
-    assert waited.stderr.splitlines()[-2:] == [
-        f"council: {run_id} stopped when its process died; resume with: council resume {run_id}",
-        f"saved: .scratchpad/{run_id}/",
-    ]
-    if form == "json":  # what a script reads: the status `show` and `status` report too
-        result = json.loads(waited.stdout)
-        assert (result["status"], result["exit_code"]) == ("interrupted", 130)
-        shown = json.loads(CliRunner().invoke(cli, ["show", run_id, "--json"]).stdout)
-        assert (shown["status"], shown["exit_code"]) == ("interrupted", 130)
-    else:
-        assert waited.stdout == ""  # no DECISION was reached
+    for form in ("md", "json"):
+        argv = ["wait", run_id, "--since", "0", *(["--json"] if form == "json" else [])]
+        waited = CliRunner().invoke(cli, argv, env=project.env())
+        assert waited.exit_code == 130, waited.output
+        assert waited.stderr.splitlines()[-2:] == [
+            f"council: {run_id} stopped when its process died; resume with: "
+            f"council resume {run_id}",
+            f"saved: .scratchpad/{run_id}/",
+        ]
+        if form == "md":
+            assert waited.stdout == ""  # no DECISION was reached
+    # What a script reads: the status `show` and `status` report too.
+    result = json.loads(waited.stdout)
+    assert (result["status"], result["exit_code"]) == ("interrupted", 130)
+    shown = json.loads(CliRunner().invoke(cli, ["show", run_id, "--json"]).stdout)
+    assert (shown["status"], shown["exit_code"]) == ("interrupted", 130)
 
 
 # A question of exactly 60 characters fits the column; one more is cut to 57 and "...".
