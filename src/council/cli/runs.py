@@ -75,6 +75,7 @@ def wait(
         read_state,
         recorded_exit,
         seat_counts,
+        settled_state,
         status_line,
         summarize,
     )
@@ -98,15 +99,11 @@ def wait(
             click.echo(f"wait again: council wait {record.id} --since {cursor}", err=True)
             return ExitCode.STILL_RUNNING
         time.sleep(_POLL_S)
-    run_state = read_state(record)
+    # A run whose process died without ending it is interrupted (exit 130) in its JSON too,
+    # as `show` and `status` report it: a script reads the status, not only the exit code.
+    run_state = settled_state(record, read_state(record))
     error = run_state.get("error")
-    if summary.status == "interrupted" and run_state.get("status") == "running":
-        error = (
-            f"{record.id} stopped when its process died; resume with: council resume {record.id}"
-        )
-        code = ExitCode.INTERRUPTED
-    else:
-        code = recorded_exit(record, run_state)
+    code = recorded_exit(record, run_state)
     protocol = protocol_of(record)
     form = "json" if as_json else protocol.default_form(run_state.get("plan") or {})
     result = load_result(protocol, record, run_state)
