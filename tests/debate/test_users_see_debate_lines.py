@@ -183,3 +183,19 @@ def test_doctor_probe_checks_the_roles_a_debate_with_no_flags_would_seat():
     assert models["codex"] == (None, None)
     # No CLI for the advocate: doctor says so elsewhere, the roles are empty.
     assert configured_roles(parse_config({}), set()) == ({}, {})
+
+
+def test_the_report_page_shows_the_rounds_in_order_each_with_its_contributions():
+    from council.debate.report import _rounds
+
+    calls = [
+        {"seat": "critic", "round": 2, "phase": "CHALLENGE"},
+        {"seat": "advocate", "round": 1, "phase": "PROPOSAL"},
+        {"seat": "advocate", "round": 2, "phase": "RESPOND"},
+        {"seat": "lead", "round": None, "phase": "DECISION"},
+    ]
+    assert [(n, [c["phase"] for c in cs]) for n, cs in _rounds(calls)] == [
+        (0, ["DECISION"]),
+        (1, ["PROPOSAL"]),
+        (2, ["CHALLENGE", "RESPOND"]),
+    ]

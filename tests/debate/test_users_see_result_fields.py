@@ -311,3 +311,39 @@ def test_the_debate_record_heads_each_round_and_says_what_was_cut_and_who_is_sus
         "echoed the run's canary",
         "**proxy-gemini**, CHALLENGE (ok, 5 words) · reported an injection",
     ]
+
+
+def test_the_result_carries_the_callers_decision_prompt_and_the_technical_context(tmp_path):
+    (tmp_path / "lead-decision-prompt.md").write_text("Write the DECISION.\n", encoding="utf-8")
+    state = state_of(decision_prompt_file="lead-decision-prompt.md")
+    state.technical = ["- Stack: Python", "- [R2] Redis 7.2 keeps 5 GB in memory."]
+    result = build_result(state, str(tmp_path))
+    assert result["decision_prompt"] == "Write the DECISION.\n"
+    assert result["context"]["technical_context"] == state.technical
+    # A prompt file gone from the record is no prompt, not a crash.
+    assert build_result(state, str(tmp_path / "elsewhere"))["decision_prompt"] is None
+
+
+def test_the_result_keeps_why_a_call_was_skipped_where_it_came_from_and_who_served_it():
+    plan = PLAN | {"on_injection": "exclude"}
+    state = DebateState(id="debate-1", question="q", plan=plan)
+    for c in (
+        call("critic", "critic", "BLIND_TAKE", 1, status="skipped", reason="late", attempts=0),
+        call("proxy-gemini", "proxy", "BLIND_TAKE", 1, copied_from="check-20261128-101010-abcd"),
+        call("critic", "critic", "CHALLENGE", 2, served_model="gpt-5.2",
+             usage={"input_tokens": 100, "output_tokens": 20, "cost_usd": 0.5},
+             injection={"suspect": True, "evidence": ["echoed the run's canary"]}),
+        call("critic", "critic", "REBUTTAL", 3, served_model="gpt-5.2-mini",
+             usage={"input_tokens": 50, "output_tokens": 5, "cost_usd": 0.25}),
+    ):  # fmt: skip
+        state.store(c)
+    result = build_result(state, ".s/d")
+    by_phase = {(c["seat"], c["phase"]): c for c in result["contributions"]}
+    assert by_phase[("critic", "BLIND_TAKE")]["reason"] == "late"
+    assert by_phase[("proxy-gemini", "BLIND_TAKE")]["copied_from"] == "check-20261128-101010-abcd"
+    critic = next(s for s in result["seats"] if s["name"] == "critic")
+    assert critic["served_models"] == ["gpt-5.2", "gpt-5.2-mini"]
+    assert critic["usage"] == {"input_tokens": 150, "output_tokens": 25, "cost_usd": 0.75}
+    # The critic votes: under `exclude` its suspect vote is left out.
+    (suspect,) = result["injection"]["suspects"]
+    assert (suspect["seat"], suspect["excluded"]) == ("critic", True)
