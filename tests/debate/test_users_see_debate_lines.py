@@ -30,9 +30,7 @@ def plan_of(*args: str, have=("claude", "codex", "gemini"), config=None, **flags
 
 
 def context_of(*files: tuple[int, int]):
-    return SimpleNamespace(
-        files=[SimpleNamespace(lines_sent=n, redactions=r) for n, r in files]
-    )
+    return SimpleNamespace(files=[SimpleNamespace(lines_sent=n, redactions=r) for n, r in files])
 
 
 def test_the_setup_line_names_every_seat_the_rounds_and_the_files_sent():
@@ -136,7 +134,9 @@ def test_a_secret_in_the_question_is_redacted_and_counted():
     key = "sk-ant-api03-" + "A1b2C3d4E5" * 9
     other = "sk-ant-api03-" + "Z9y8X7w6V5" * 9
     text = redacted_question(
-        f"Why does {key} fail and {other} not?", parse_config({}), Progress(out, quiet=True, live=False)
+        f"Why does {key} fail and {other} not?",
+        parse_config({}),
+        Progress(out, quiet=True, live=False),
     )
     assert key not in text and other not in text
     assert text.startswith("Why does ") and text.endswith(" not?")
@@ -149,7 +149,12 @@ def test_a_secret_in_the_question_is_redacted_and_counted():
 def test_the_report_pages_tally_counts_no_vote_and_leaves_an_excluded_vote_out():
     page = _decision(
         {
-            "votes": {"critic": "disagree", "proxy-a": None, "proxy-b": "agree", "proxy-c": "agree"},
+            "votes": {
+                "critic": "disagree",
+                "proxy-a": None,
+                "proxy-b": "agree",
+                "proxy-c": "agree",
+            },
             "excluded_votes": {"proxy-b": "its answers echoed the run's canary"},
             "vote_reasons": {"critic": "loses writes"},
         }

@@ -202,8 +202,10 @@ def test_every_loop_is_ruled_once_whether_or_not_the_lead_marked_it():
         ("VOTE: agree -- ship it", Vote("agree", "ship it")),
         ("VOTE: revise. Needs a bound.", Vote("revise", "Needs a bound.")),
         # Changed its mind within the answer: the closing line counts.
-        ("VOTE: agree - at first.\nOn reflection:\nVOTE: disagree - it loses writes",
-         Vote("disagree", "it loses writes")),
+        (
+            "VOTE: agree - at first.\nOn reflection:\nVOTE: disagree - it loses writes",
+            Vote("disagree", "it loses writes"),
+        ),
         ("VOTE: disagree - no.\nVOTE: revise - bound it.\nThanks.", Vote("revise", "bound it.")),
         ("VOTE: agreed - yes", None),  # no such vote
         ("I vote: agree with the plan", None),  # not a line of its own

@@ -107,13 +107,17 @@ def test_an_unreadable_decision_is_repaired_once(tmp_path, monkeypatch):
     decision, synthesized = anyio.run(synthesis.decide, 2, "prompt")
     assert asked == ["lead-decision", "lead-decision-repair"]
     assert (decision["recommendation"], synthesized) == ("Use Redis.", True)
+    assert journal.warnings == []
 
 
-def test_a_decision_unreadable_after_its_repair_keeps_the_first_reply_as_text(tmp_path, monkeypatch):
+def test_a_decision_unreadable_after_its_repair_keeps_the_first_reply_as_text(
+    tmp_path, monkeypatch
+):
     answers = [("ok", "I think Redis, firmly."), ("ok", "Still prose.")]
     synthesis, journal, asked = lead_calls(tmp_path, monkeypatch, answers)
     decision, synthesized = anyio.run(synthesis.decide, 2, "prompt")
     assert (decision["recommendation"], decision["confidence"]) == ("I think Redis, firmly.", None)
+    assert asked == ["lead-decision", "lead-decision-repair"]
     assert synthesized is True
     assert journal.warnings == [
         "the DECISION reply was not valid JSON (no JSON object found), even after one repair: "
@@ -179,6 +183,7 @@ def test_a_caller_lead_runs_every_extra_cycle(tmp_path, monkeypatch):
     synthesis, journal, asked = lead_calls(tmp_path, monkeypatch, [])
     synthesis.roster.plan = debate_plan(rounds=4, lead="caller")
     assert anyio.run(synthesis.converged, 2) is False and asked == []
+    assert journal.phases == [] and journal.warnings == []
 
 
 def test_what_had_to_be_fixed_in_a_decision_is_a_warning(tmp_path, monkeypatch):

@@ -15,9 +15,9 @@ import anyio
 import pytest
 
 from council.context import RunContext
-from council.panel.contribution import Contribution
-from council.errors import NoUsableCliError
 from council.debate.lead import run_debate
+from council.errors import NoUsableCliError
+from council.panel.contribution import Contribution
 from debate.test_users_see_lead_prompts import debate_plan, lead_on, said
 
 
@@ -33,8 +33,8 @@ class Bus:
         yield
 
     async def ask(self, seat, phase, round_no, template, limit, **values):
-        self.asked.append(SimpleNamespace(seat=seat.name, phase=phase, round=round_no,
-                                          template=template, limit=limit, values=values))  # fmt: skip
+        asked = {"seat": seat.name, "phase": phase, "round": round_no, "template": template}
+        self.asked.append(SimpleNamespace(**asked, limit=limit, values=values))
         status = self.failing.get((seat.name, phase), "ok")
         text = said_by(seat.name, phase, round_no)
         call = said(seat.name, phase, round_no, text, status=status)
@@ -181,9 +181,7 @@ def test_a_resumed_run_with_the_proposal_in_asks_no_blind_take(tmp_path):
 
 def test_no_blind_take_is_asked_under_no_blind(tmp_path):
     lead, bus = debate(tmp_path)
-    lead.roster.plan = lead.roster.plan.__class__(
-        **{**lead.roster.plan.__dict__, "blind": False}
-    )
+    lead.roster.plan = lead.roster.plan.__class__(**{**lead.roster.plan.__dict__, "blind": False})
     anyio.run(run_debate, lead)
     assert not bus.of("BLIND_TAKE") and bus.skipped == []
 

@@ -88,7 +88,9 @@ def test_a_seats_calls_retries_latency_and_words_are_its_own_calls_summed():
 def test_a_seats_status_is_dropped_else_its_last_failure_else_ok(statuses, seat_info, shown):
     calls = [
         call("proxy-gemini", "proxy", phase, i + 1, status=status)
-        for i, (phase, status) in enumerate(zip(("BLIND_TAKE", "CHALLENGE", "REBUTTAL"), statuses))
+        for i, (phase, status) in enumerate(
+            zip(("BLIND_TAKE", "CHALLENGE", "REBUTTAL"), statuses, strict=False)
+        )
     ]
     state = state_of(*calls, seats={"proxy-gemini": seat_info} if seat_info else {})
     assert seats_of(state)["proxy-gemini"]["status"] == shown
@@ -182,7 +184,10 @@ def lines_of(result: dict[str, Any]) -> list[str]:
 
 def test_the_status_line_says_unchallenged_rounds_minutes_and_an_unknown_confidence():
     result = base(status="degraded", decision={"unchallenged": True})
-    assert lines_of(result)[2] == "Status: degraded (unchallenged) · rounds 0/3 · 1m15s · confidence n/a"
+    assert (
+        lines_of(result)[2]
+        == "Status: degraded (unchallenged) · rounds 0/3 · 1m15s · confidence n/a"
+    )
     assert lines_of(base(duration_s=59.4))[2].startswith("Status: running · rounds 0/3 · 59s ·")
     assert lines_of(base(duration_s=3605))[2].startswith("Status: running · rounds 0/3 · 60m05s ·")
 
@@ -192,7 +197,8 @@ def test_the_status_line_gives_the_tokens_and_the_cost_reported_and_who_reported
              "partial": True, "unreported_seats": ["critic"]}  # fmt: skip
     line = lines_of(base(usage=usage))[2]
     assert line.endswith(
-        "confidence n/a · 18,234 tokens in, 912 out, $0.41 (not counted: critic, which reported none)"
+        "confidence n/a · 18,234 tokens in, 912 out, $0.41 "
+        "(not counted: critic, which reported none)"
     )
     cheap = {"input_tokens": None, "output_tokens": None, "cost_usd": 0.0012}
     assert lines_of(base(usage=cheap))[2].endswith("confidence n/a · $0.0012")
@@ -203,7 +209,10 @@ def test_the_status_line_gives_the_tokens_and_the_cost_reported_and_who_reported
 @pytest.mark.parametrize(
     ("status", "says"),
     [
-        ("interrupted", "The run was interrupted before a DECISION: nothing here is a recommendation."),
+        (
+            "interrupted",
+            "The run was interrupted before a DECISION: nothing here is a recommendation.",
+        ),
         ("failed", "The run ended failed before a DECISION: nothing here is a recommendation."),
         ("running", "The run is still going before a DECISION: nothing here is a recommendation."),
     ],
@@ -241,7 +250,9 @@ def test_a_caller_lead_gets_the_decision_prompt_to_answer():
 def test_a_decision_that_could_not_be_synthesized_never_reads_as_proceed():
     lines = lines_of(base(decision={"synthesized": False, "blocking_concerns": []}))
     at = lines.index("## Blocking concerns")
-    assert lines[at + 1] == "Unknown: no DECISION could be synthesized; read the debate record below"
+    assert (
+        lines[at + 1] == "Unknown: no DECISION could be synthesized; read the debate record below"
+    )
     # A record of an older council, whose DECISION does not say, was synthesized.
     older = base()
     del older["decision"]["synthesized"]
