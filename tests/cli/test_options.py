@@ -31,6 +31,8 @@ def run(*args: str) -> tuple[int, str]:
     ("args", "expected"),
     [
         (["q", "--files", "a.py", "b.py", "--rounds", "3"], "q|a.py,b.py|3|False"),
+        (["q", "--files", "a.py", "b.py", "c.py", "--rounds", "3"], "q|a.py,b.py,c.py|3|False"),
+        (["q", "--files", "a", "b", "c", "d", "e"], "q|a,b,c,d,e|2|False"),  # to the end
         (["q", "--files", "a.py", "--files", "b.py"], "q|a.py,b.py|2|False"),
         (["q", "--files", "a.py,b.py"], "q|a.py,b.py|2|False"),
         (["q", "--files", "a.py,b.py", "c.py", "--json"], "q|a.py,b.py,c.py|2|True"),

@@ -281,8 +281,10 @@ def seat(tmp_path: Path, screen: bytes) -> tuple[CustomAdapter, Tool]:
         # One write: the question is the last of three lines, the one before it also a
         # known prompt, of lower rank.
         b"Starting up\nPlease log in to continue\nDo you trust this folder? (y/n)",
+        # Over 4 KB of start-up output first: the question is at the end of the screen.
+        b"Loading extensions ...\n" * 300 + b"Do you trust this folder? (y/n)",
     ],
-    ids=["alone", "after-other-lines"],
+    ids=["alone", "after-other-lines", "after-6kb-of-output"],
 )
 async def test_a_seat_stopped_at_a_prompt_is_told_the_question_it_stopped_at(
     tmp_path, record_dir, room, screen
