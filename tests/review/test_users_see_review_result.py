@@ -5,25 +5,14 @@ state made in-process (`review.inprocess`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
-
 from council.review.protocol import REVIEW
-from review.helpers import SERVICE, validate_review
+from review.helpers import validate_review
 from review.inprocess import findings, review_by_hand, run_scripted, verdicts
 
 SHELL = {"severity": "high", "kind": "security", "file": "service.py", "line": 5,
          "title": "Shell command built from a string"}  # fmt: skip
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "service.py").write_text(SERVICE)
-    return root
 
 
 def shown(result: dict[str, Any]) -> dict[str, tuple]:

@@ -8,10 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from review.helpers import SERVICE, validate_review, validate_sarif
 from review.inprocess import findings, review_by_hand, run_scripted, verdicts
@@ -22,14 +19,6 @@ SQL = {"severity": "critical", "kind": "security", "file": "service.py", "line":
        "title": "Query assembled by formatting"}  # fmt: skip
 TODO = {"severity": "low", "kind": "maintainability", "file": "service.py", "line": 16,
         "title": "Unfinished work in a TODO"}  # fmt: skip
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "service.py").write_text(SERVICE)
-    return root
 
 
 def raises(by_seat: dict[str, list[dict]], check: str = "confirm"):
