@@ -53,8 +53,11 @@ def council(mode: str) -> Iterator[tuple[subprocess.Popen[str], dict[str, int]]]
         line = proc.stdout.readline()
         pids = {k: int(v) for k, v in (field.split("=") for field in line.split())}
         assert set(pids) == {"watchdog", "cli", "group", "marked", "bystander", "released"}, line
-        # Held from the start: a kill at the end never reaches a pid reused since.
-        procs = [psutil.Process(pid) for pid in pids.values()]
+        # Held from the start: a kill at the end never reaches a pid reused since. In mode
+        # `goodbye` the watchdog may have ended already: nothing of it is left to kill.
+        for pid in pids.values():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                procs.append(psutil.Process(pid))
         yield proc, pids
     finally:
         proc.kill()
