@@ -129,7 +129,9 @@ def test_a_full_disk_when_a_call_starts_stops_the_run_naming_the_file(project, m
 def test_running_out_of_descriptors_is_named_with_its_own_fix(tmp_path, limit):
     """`ulimit -n` too low for 18 seats: a clear stop naming the limit, not "free space", and
     the same stop (130, resumable) whether a record write or a CLI's start meets it first
-    (which one does depends on the limit and on how fast the seats start)."""
+    (which one does depends on the limit and on how fast the seats start). Each call lasts
+    2 s, so the sixteen proxies' calls overlap however busy the machine: a quick call that
+    ended before the next one started would let a limit of 80 suffice."""
     import resource
     import subprocess
 
@@ -143,7 +145,7 @@ def test_running_out_of_descriptors_is_named_with_its_own_fix(tmp_path, limit):
     run = subprocess.run(
         project.argv("debate", QUESTION, "--sim", "--with", ",".join(["sim"] * 16)),
         cwd=project.root,
-        env=project.env(),
+        env=project.env(COUNCIL_SIM_DELAY="2"),
         capture_output=True,
         text=True,
         timeout=120,

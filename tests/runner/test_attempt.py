@@ -267,3 +267,30 @@ async def test_another_calls_sweep_never_takes_the_exit_status_of_a_cli_that_jus
                 time.sleep(0.005)  # noqa: ASYNC251 - holding the event loop on purpose
             reaper.reap_adopted()  # how another call's sweep ends (ProcessTree.kill)
     assert results[0][0].exit_code == 3
+
+
+async def test_out_of_descriptors_just_after_the_start_stops_the_run_and_kills_the_cli(
+    tmp_path, monkeypatch
+):
+    # `ulimit -n` reached between the spawn and the first /proc read of the new child: the run
+    # stops as when the spawn itself ran out (exit 130, the fix named), never an internal
+    # error, and the CLI that did start is killed and reaped, not left running.
+    from council.errors import OutOfDescriptors
+    from council.runner import proctree
+
+    pid_file = tmp_path / "pid"
+    started: list[int] = []
+
+    def out_of_descriptors(pid: int, *args: object) -> None:
+        started.append(pid)
+        raise OSError(errno.EMFILE, "Too many open files", f"/proc/{pid}/stat")
+
+    monkeypatch.setattr(proctree, "ProcessTree", out_of_descriptors)
+    script = "import os, sys, time\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntime.sleep(600)"
+    with pytest.raises(OutOfDescriptors) as stopped:
+        await attempt(python(script, pid_file))
+    assert stopped.value.exit_code == 130
+    assert "Too many open files" in str(stopped.value)
+    assert "raise the open-file limit (`ulimit -n`) or seat fewer proxies" in str(stopped.value)
+    (pid,) = started
+    assert gone(pid)

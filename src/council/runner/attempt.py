@@ -28,7 +28,7 @@ import anyio
 from council.errors import OutOfDescriptors, out_of_descriptors
 from council.runner import reaper
 from council.runner.confine import Confinement, start_confined
-from council.runner.proctree import ProcessTree
+from council.runner.proctree import tree_of_new_child
 from council.runner.sink import CappedSink
 
 # After the tree is dead the pipes reach EOF at once; this only bounds a pathological case.
@@ -117,7 +117,17 @@ async def _run(
             raise OutOfDescriptors(argv[0], exc) from None
         return AttemptResult(None, spawn_error=f"cannot start {argv[0]}: {exc.strerror or exc}")
 
-    tree = ProcessTree(proc.pid, call_id, wall_start)
+    try:
+        tree = tree_of_new_child(proc.pid, call_id, wall_start, argv[0])
+    except (OutOfDescriptors, OSError):  # its session killed: close and reap, then stop
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with suppress(OSError):
+                    stream.close()
+        with anyio.CancelScope(shield=True):
+            await _reap(proc)
+        reaper.note_reaped(proc.pid)
+        raise
     pipes = _Pipes(proc)
     result = AttemptResult(None)
     swept = False

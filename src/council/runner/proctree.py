@@ -21,6 +21,7 @@ from contextlib import suppress
 import anyio
 import psutil
 
+from council.errors import OutOfDescriptors, out_of_descriptors
 from council.runner import reaper
 from council.runner.environment import CALL_MARKER
 
@@ -138,6 +139,21 @@ class ProcessTree:
         for proc in targets:
             with contextlib.suppress(psutil.Error):
                 proc.send_signal(sig)
+
+
+def tree_of_new_child(pid: int, call_id: str, started_at: float, program: str) -> ProcessTree:
+    """The tree of a child just started in a session of its own. Out of descriptors before
+    its first /proc read, there is nothing to scan the tree with: the session is killed at
+    once (the child has had no time to leave it) and the run stops as for a spawn that
+    failed so (`OutOfDescriptors`, exit 130), never as an internal error."""
+    try:
+        return ProcessTree(pid, call_id, started_at)
+    except OSError as exc:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+        if out_of_descriptors(exc):
+            raise OutOfDescriptors(program, exc) from None
+        raise
 
 
 async def _wait_gone(targets: list[psutil.Process], timeout_s: float) -> None:

@@ -29,7 +29,7 @@ from anyio.abc import TaskGroup
 from council.adapters.warm import WorkerGone
 from council.runner import reaper
 from council.runner.confine import Confinement, start_confined
-from council.runner.proctree import ProcessTree, hurried
+from council.runner.proctree import ProcessTree, hurried, tree_of_new_child
 from council.runner.sink import CappedSink
 
 _CHUNK = 64 * 1024
@@ -105,7 +105,18 @@ class WorkerProcess:
             self._release()  # nothing will run: closed now, not by the garbage collector
             raise
         self._proc = proc
-        self._tree = ProcessTree(proc.pid, self.call_id, wall_start)
+        try:
+            self._tree = tree_of_new_child(proc.pid, self.call_id, wall_start, self.argv[0])
+        except BaseException:
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with suppress(OSError):
+                        stream.close()
+            with suppress(subprocess.TimeoutExpired):  # SIGKILLed: gone at once
+                proc.wait(timeout=2)
+            reaper.note_reaped(proc.pid)
+            self._release()
+            raise
         self.started_at = anyio.current_time()
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         for stream in (proc.stdin, proc.stdout, proc.stderr):
