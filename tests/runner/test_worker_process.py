@@ -675,3 +675,32 @@ async def test_a_process_of_the_tree_that_ends_while_measured_is_left_out(tmp_pa
             lambda: sum(real(p).rss for p in members), process.rss_bytes
         )
         assert reported == measured
+
+
+async def test_out_of_descriptors_just_after_the_worker_started_stops_and_kills_it(
+    tmp_path, monkeypatch
+):
+    # As for a spawned call (test_attempt.py): the open-file limit reached before council's
+    # first /proc read of the new worker stops the run (exit 130, the fix named), and the
+    # worker that did start is killed and reaped, not left running.
+    from council.errors import OutOfDescriptors
+
+    started: list[int] = []
+
+    def out_of_descriptors(pid: int, *args: object) -> None:
+        started.append(pid)
+        raise OSError(errno.EMFILE, "Too many open files", f"/proc/{pid}/stat")
+
+    monkeypatch.setattr(proctree, "ProcessTree", out_of_descriptors)
+    process = make_worker(tmp_path, "time.sleep(600)")
+    caught: list[BaseException] = []
+    try:
+        async with anyio.create_task_group() as tg:
+            await process.start(tg)
+    except* OutOfDescriptors as group:
+        caught = list(group.exceptions)
+    (stopped,) = caught
+    assert stopped.exit_code == 130
+    assert "raise the open-file limit (`ulimit -n`) or seat fewer proxies" in str(stopped)
+    (pid,) = started
+    assert not psutil.pid_exists(pid)  # killed and reaped: not even a zombie

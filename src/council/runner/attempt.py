@@ -118,12 +118,8 @@ async def _run(
         return AttemptResult(None, spawn_error=f"cannot start {argv[0]}: {exc.strerror or exc}")
 
     try:
-        tree = tree_of_new_child(proc.pid, call_id, wall_start, argv[0])
-    except (OutOfDescriptors, OSError):  # its session killed: close and reap, then stop
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            if stream is not None:
-                with suppress(OSError):
-                    stream.close()
+        tree = tree_of_new_child(proc, call_id, wall_start, argv[0])
+    except (OutOfDescriptors, OSError):  # its session killed, its pipes closed: reap, stop
         with anyio.CancelScope(shield=True):
             await _reap(proc)
         reaper.note_reaped(proc.pid)

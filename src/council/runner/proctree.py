@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import threading
 import time
 from contextlib import suppress
@@ -141,16 +142,23 @@ class ProcessTree:
                 proc.send_signal(sig)
 
 
-def tree_of_new_child(pid: int, call_id: str, started_at: float, program: str) -> ProcessTree:
+def tree_of_new_child(
+    proc: subprocess.Popen[bytes], call_id: str, started_at: float, program: str
+) -> ProcessTree:
     """The tree of a child just started in a session of its own. Out of descriptors before
     its first /proc read, there is nothing to scan the tree with: the session is killed at
-    once (the child has had no time to leave it) and the run stops as for a spawn that
-    failed so (`OutOfDescriptors`, exit 130), never as an internal error."""
+    once (the child has had no time to leave it), our ends of its pipes are closed, and the
+    run stops as for a spawn that failed so (`OutOfDescriptors`, exit 130), never as an
+    internal error. The caller still reaps the child."""
     try:
-        return ProcessTree(pid, call_id, started_at)
+        return ProcessTree(proc.pid, call_id, started_at)
     except OSError as exc:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         if out_of_descriptors(exc):
             raise OutOfDescriptors(program, exc) from None
         raise

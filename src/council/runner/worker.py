@@ -106,14 +106,10 @@ class WorkerProcess:
             raise
         self._proc = proc
         try:
-            self._tree = tree_of_new_child(proc.pid, self.call_id, wall_start, self.argv[0])
-        except BaseException:
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    with suppress(OSError):
-                        stream.close()
-            with suppress(subprocess.TimeoutExpired):  # SIGKILLed: gone at once
-                proc.wait(timeout=2)
+            self._tree = tree_of_new_child(proc, self.call_id, wall_start, self.argv[0])
+        except BaseException:  # its session killed, its pipes closed: reap, stop
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(proc.wait)
             reaper.note_reaped(proc.pid)
             self._release()
             raise
